@@ -1,0 +1,72 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "subrecon",
+    products: [
+        .executable(name: "subrecon", targets: ["subrecon"]),
+        .library(name: "SubRecon", targets: ["SubRecon"]),
+        .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+    ],
+    targets: [
+        // libcurl from the system (libcurl4-openssl-dev), plus typed wrappers for its variadic calls.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // The HTTP seam (one small protocol) and its libcurl-multi implementation.
+        .target(
+            name: "SubReconHTTP",
+            dependencies: ["CCurl"]
+        ),
+        // A fake App Store verifyReceipt service: scenarios, clock, fault injection, HTTP server.
+        .target(
+            name: "AppStoreSimulator",
+            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]
+        ),
+        // Everything subrecon does; the executable only parses arguments and calls in here.
+        .target(
+            name: "SubRecon",
+            dependencies: [
+                "SubReconHTTP",
+                "AppStoreSimulator",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "subrecon",
+            dependencies: [
+                "SubRecon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SubReconTests",
+            dependencies: ["SubRecon"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "HTTPTransportTests",
+            dependencies: ["SubReconHTTP", .product(name: "FlyingFox", package: "FlyingFox")]
+        ),
+        .testTarget(
+            name: "AppStoreSimulatorTests",
+            dependencies: ["AppStoreSimulator"]
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["SubRecon", "AppStoreSimulator", "SubReconHTTP"]
+        ),
+    ]
+)

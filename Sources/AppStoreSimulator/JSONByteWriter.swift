@@ -1,0 +1,145 @@
+/// A minimal streaming JSON writer into a byte buffer. Responses are built with it instead of
+/// `JSONSerialization` because it is several times faster and keeps Apple's key order.
+struct JSONByteWriter {
+    private(set) var bytes: [UInt8] = []
+    /// True when the next value or key in the current container needs a leading comma.
+    private var needsComma = false
+
+    init(capacity: Int = 8192) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    mutating func key(_ name: String) {
+        separate()
+        appendQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    mutating func string(_ value: String) {
+        separate()
+        appendQuoted(value)
+        needsComma = true
+    }
+
+    mutating func number(_ value: Int64) {
+        separate()
+        appendDigits(value)
+        needsComma = true
+    }
+
+    mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        needsComma = true
+    }
+
+    mutating func field(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    mutating func field(_ name: String, number value: Int64) {
+        key(name)
+        number(value)
+    }
+
+    /// A number written as a JSON string, the way Apple sends ids and `_ms` timestamps.
+    mutating func field(_ name: String, digits value: Int64) {
+        key(name)
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        appendDigits(value)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Apple's date triple: `name` (Etc/GMT), `name_ms` and `name_pst` (America/Los_Angeles).
+    mutating func dateFields(_ name: String, _ ms: Int64) {
+        key(name)
+        bytes.append(UInt8(ascii: "\""))
+        AppleDateFormat.appendUTC(ms, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+        field(name + "_ms", digits: ms)
+        key(name + "_pst")
+        bytes.append(UInt8(ascii: "\""))
+        AppleDateFormat.appendPacific(ms, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Raw bytes that are already valid JSON for one value (e.g. a pre-rendered string).
+    mutating func rawValue(_ json: some Sequence<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private mutating func appendDigits(_ value: Int64) {
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+        }
+        var magnitude = value.magnitude
+        var reversed: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                       UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &reversed) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                bytes.append(buffer[index])
+            }
+        }
+    }
+
+    private mutating func appendQuoted(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""):
+                bytes.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"):
+                bytes.append(contentsOf: "\\\\".utf8)
+            case 0..<0x20:
+                bytes.append(contentsOf: "\\u00".utf8)
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

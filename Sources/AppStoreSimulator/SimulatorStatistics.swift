@@ -1,0 +1,28 @@
+/// Request counters of a running simulator (see `AppStoreSimulator.statistics()`), so tests and
+/// benchmarks can count Apple calls.
+public struct SimulatorStatistics: Sendable, Hashable {
+    /// Every request received, including unknown paths.
+    public var totalRequests: Int = 0
+    /// Requests per verifyReceipt endpoint (any method).
+    public var requestsByEndpoint: [SimulatorEndpoint: Int] = [:]
+    /// Answers per Apple `status` in the body (fault-injected statuses included).
+    public var answersByAppleStatus: [Int: Int] = [:]
+    /// Answers per HTTP status code (404 for unknown paths, 503/429 from faults, …).
+    public var answersByHTTPStatus: [Int: Int] = [:]
+    /// Injected faults per `FaultStep.name`.
+    public var faultsInjected: [String: Int] = [:]
+    /// Requests to a path other than the two endpoints.
+    public var unknownPathRequests: Int = 0
+
+    public init() {}
+
+    /// Requests to `/verifyReceipt`.
+    public var productionRequests: Int { requestsByEndpoint[.production, default: 0] }
+    /// Requests to `/sandbox/verifyReceipt`.
+    public var sandboxRequests: Int { requestsByEndpoint[.sandbox, default: 0] }
+
+    /// Answers that carried Apple status `status`.
+    public func answers(withAppleStatus status: Int) -> Int {
+        answersByAppleStatus[status, default: 0]
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// Everything a reconciliation needs to know, resolved from the environment and the flags
+/// (a flag wins over its variable). The secret is only ever read from the environment or a file.
+public struct Settings: Sendable {
+    public var databasePath: String
+    public var sharedSecret: SharedSecret
+    public var endpoints: VerifyReceiptEndpoints
+    /// verifyReceipt requests in flight at most.
+    public var concurrency: Int
+    /// Products to reconcile; empty means every auto-renewable product found.
+    public var products: Set<String>
+    public var requestTimeout: Duration
+    /// Extra CA bundle for a private verifyReceipt-compatible endpoint.
+    public var caFile: String?
+    /// Things the operator should know but that don't stop the run (e.g. a secret file others can read).
+    public var warnings: [String]
+
+    public static let defaultDatabasePath = "./subrecon.sqlite"
+    /// Enough to keep the run bound by Apple's latency rather than by our loop, small enough to be
+    /// polite to Apple; raise it for large nightly batches.
+    public static let defaultConcurrency = 32
+
+    /// Flags given on the command line; nil when not given.
+    public struct Flags: Sendable {
+        public var databasePath: String?
+        public var sharedSecretFile: String?
+        public var productionURL: String?
+        public var sandboxURL: String?
+        public var concurrency: Int?
+        public var products: [String]
+        public var caFile: String?
+
+        public init(
+            databasePath: String? = nil, sharedSecretFile: String? = nil, productionURL: String? = nil,
+            sandboxURL: String? = nil, concurrency: Int? = nil, products: [String] = [], caFile: String? = nil
+        ) {
+            self.databasePath = databasePath
+            self.sharedSecretFile = sharedSecretFile
+            self.productionURL = productionURL
+            self.sandboxURL = sandboxURL
+            self.concurrency = concurrency
+            self.products = products
+            self.caFile = caFile
+        }
+    }
+
+    /// The database path alone (import and report need no secret).
+    public static func databasePath(environment: [String: String], flag: String?) -> String {
+        flag ?? nonEmpty(environment["SUBRECON_DB"]) ?? defaultDatabasePath
+    }
+
+    public static func resolve(environment: [String: String], flags: Flags) throws(ConfigurationError) -> Settings {
+        var warnings: [String] = []
+        let secret = try resolveSecret(environment: environment, flagFile: flags.sharedSecretFile, warnings: &warnings)
+        let production = flags.productionURL ?? nonEmpty(environment["SUBRECON_PRODUCTION_URL"])
+            ?? VerifyReceiptEndpoints.apple.production
+        let sandbox = flags.sandboxURL ?? nonEmpty(environment["SUBRECON_SANDBOX_URL"])
+            ?? VerifyReceiptEndpoints.apple.sandbox
+        try checkURL(production, setting: "SUBRECON_PRODUCTION_URL / --production-url")
+        try checkURL(sandbox, setting: "SUBRECON_SANDBOX_URL / --sandbox-url")
+
+        var concurrency = defaultConcurrency
+        if let flag = flags.concurrency {
+            concurrency = flag
+        } else if let text = nonEmpty(environment["SUBRECON_CONCURRENCY"]) {
+            guard let value = Int(text) else {
+                throw .invalidNumber(setting: "SUBRECON_CONCURRENCY", value: text, expected: "a whole number from 1 to 1024")
+            }
+            concurrency = value
+        }
+        guard (1...1024).contains(concurrency) else {
+            throw .invalidNumber(
+                setting: "SUBRECON_CONCURRENCY / --concurrency", value: "\(concurrency)", expected: "a whole number from 1 to 1024")
+        }
+
+        var products = Set(flags.products.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        if flags.products.isEmpty, let list = nonEmpty(environment["SUBRECON_PRODUCTS"]) {
+            products = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        let caFile = flags.caFile ?? nonEmpty(environment["SUBRECON_CA_FILE"])
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw .other("the CA file \(caFile) (SUBRECON_CA_FILE / --ca-file) cannot be read")
+        }
+        return Settings(
+            databasePath: databasePath(environment: environment, flag: flags.databasePath), sharedSecret: secret,
+            endpoints: VerifyReceiptEndpoints(production: production, sandbox: sandbox), concurrency: concurrency,
+            products: products, requestTimeout: .seconds(30), caFile: caFile, warnings: warnings)
+    }
+
+    static func resolveSecret(environment: [String: String], flagFile: String?, warnings: inout [String])
+        throws(ConfigurationError) -> SharedSecret
+    {
+        let inline = nonEmpty(environment["SUBRECON_SHARED_SECRET"])
+        let file = flagFile ?? nonEmpty(environment["SUBRECON_SHARED_SECRET_FILE"])
+        switch (inline, file) {
+        case (.some, .some): throw .bothSharedSecretSourcesSet
+        case (nil, nil): throw .missingSharedSecret
+        case (let value?, nil): return SharedSecret(value.trimmingCharacters(in: .whitespacesAndNewlines))
+        case (nil, let path?):
+            let contents: String
+            do {
+                contents = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file"
+                throw .sharedSecretFileUnreadable(path: path, reason: reason)
+            }
+            let firstLine = contents.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+            guard !firstLine.isEmpty else { throw .sharedSecretFileEmpty(path: path) }
+            if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let mode = attributes[.posixPermissions] as? NSNumber, mode.intValue & 0o077 != 0
+            {
+                warnings.append(
+                    "the shared secret file \(path) can be read by group or others (mode \(String(mode.intValue, radix: 8))); chmod 600 it")
+            }
+            return SharedSecret(firstLine)
+        }
+    }
+
+    static func checkURL(_ value: String, setting: String) throws(ConfigurationError) {
+        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host?.isEmpty == false
+        else { throw .invalidURL(setting: setting, value: value) }
+    }
+
+    static func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        return value
+    }
+}

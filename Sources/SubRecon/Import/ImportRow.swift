@@ -1,0 +1,29 @@
+/// One receipt read from an import file, validated and normalised.
+public struct ImportRow: Sendable, Equatable {
+    /// The 1-based physical line of the file where this record starts.
+    public var line: Int
+    /// The app's user identifier, exactly as given (never empty, no surrounding whitespace).
+    public var userID: String
+    /// The receipt, standard base64, with surrounding whitespace removed.
+    public var receiptData: String
+    /// The product the app reported at purchase; `nil` when absent or empty. Kept for reports,
+    /// never used to filter.
+    public var productID: String?
+    /// Where to verify first; `nil` when absent or empty.
+    public var environment: ReceiptEnvironment?
+
+    /// Creates a row; the parser is the usual source of these.
+    public init(
+        line: Int,
+        userID: String,
+        receiptData: String,
+        productID: String? = nil,
+        environment: ReceiptEnvironment? = nil
+    ) {
+        self.line = line
+        self.userID = userID
+        self.receiptData = receiptData
+        self.productID = productID
+        self.environment = environment
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// `subrecon import`: reads a file (or standard input), validates every row, and stores all rows
+/// or, if any row is bad, none.
+public struct ReceiptImporter: Sendable {
+    let database: AppDatabase
+    let maxReceiptBytes: Int
+
+    public init(database: AppDatabase, maxReceiptBytes: Int = ImportFileParser.defaultMaxReceiptBytes) {
+        self.database = database
+        self.maxReceiptBytes = maxReceiptBytes
+    }
+
+    /// - Parameter path: a file path, or `-` for standard input.
+    public func importFile(path: String, format: ImportFormat?, nowMs: Int64) async throws(ImportFailure) -> ImportSummary {
+        let data: Data
+        do {
+            if path == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            }
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not a regular file" : "no such file"
+            throw .cannotRead(path: path, reason: reason)
+        }
+        let resolved = ImportFormat.resolved(explicit: format, path: path, data: data)
+        let parser = ImportFileParser(
+            format: resolved, sourceName: path == "-" ? ImportFileParser.standardInputSourceName : path,
+            maxReceiptBytes: maxReceiptBytes)
+        let result = parser.parse(data)
+        guard result.problems.isEmpty else { throw .badRows(result.problems) }
+        do {
+            return try await database.importReceipts(result.rows, nowMs: nowMs)
+        } catch {
+            throw .store(error)
+        }
+    }
+}
+
+/// Why nothing was imported.
+public enum ImportFailure: Error, Sendable, CustomStringConvertible {
+    /// Exit 66.
+    case cannotRead(path: String, reason: String)
+    /// Exit 65: every bad row, `FILE:LINE: reason`.
+    case badRows([ImportProblem])
+    case store(StoreError)
+
+    public var exitCode: Int32 {
+        switch self {
+        case .cannotRead: 66
+        case .badRows: 65
+        case .store: 74
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .cannotRead(let path, let reason): "cannot read \(path): \(reason); nothing was imported"
+        case .badRows(let problems):
+            problems.map(\.description).joined(separator: "\n")
+                + "\n\(problems.count) bad row(s); nothing from this file was imported"
+        case .store(let error): "\(error); nothing was imported"
+        }
+    }
+}

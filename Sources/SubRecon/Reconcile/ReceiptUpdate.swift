@@ -1,0 +1,50 @@
+/// Everything one receipt's outcome changes, computed purely and written in one transaction.
+public struct ReceiptUpdate: Sendable, Equatable {
+    public var receiptID: Int64
+    public var userID: String
+    /// Full rows to insert or replace.
+    public var subscriptions: [StoredSubscription]
+    /// Periods not stored before.
+    public var newRenewals: [RenewalRecord]
+    /// Stored periods that gained a cancellation date (a refund).
+    public var renewalCancellations: [RenewalCancellation]
+    /// nil: leave the receipt row as it is (the answer was discarded).
+    public var receipt: ReceiptChange?
+    public var runItem: RunItem
+}
+
+/// A refund's cancellation date filled into an existing renewal record.
+public struct RenewalCancellation: Sendable, Equatable {
+    public var periodKey: String
+    public var cancellationDateMs: Int64
+}
+
+/// The receipt row's bookkeeping after an outcome.
+public struct ReceiptChange: Sendable, Equatable {
+    /// Apple's `latest_receipt`, when it differs from what we hold.
+    public var newReceiptData: String?
+    public var environment: ReceiptEnvironment?
+    public var nextDueAt: Int64
+    public var verificationState: String
+    public var attemptedAt: Int64
+    public var appleStatus: Int?
+    /// Set when Apple gave a definitive answer.
+    public var verifiedAt: Int64?
+    public var consecutiveFailures: Int
+    public var message: String?
+}
+
+/// A row of `run_items`.
+public struct RunItem: Sendable, Equatable {
+    public var receiptID: Int64
+    public var userID: String
+    public var outcome: RunItemOutcome
+    public var appleStatus: Int?
+    public var environment: ReceiptEnvironment?
+    public var oldStatus: SubscriptionStatus?
+    public var newStatus: SubscriptionStatus?
+    public var oldExpiresDateMs: Int64?
+    public var newExpiresDateMs: Int64?
+    public var message: String?
+    public var recordedAt: Int64
+}

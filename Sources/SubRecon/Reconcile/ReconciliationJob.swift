@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+import SubReconHTTP
+
+/// Wires the live parts together for `run` and `user`: the SQLite store, libcurl, verifyReceipt.
+public struct ReconciliationJob: Sendable {
+    public let settings: Settings
+    public let database: AppDatabase
+    let clock: @Sendable () -> Int64
+    let logger: Logger
+
+    public init(settings: Settings, database: AppDatabase, clock: @escaping @Sendable () -> Int64, logger: Logger) {
+        self.settings = settings
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func run(_ options: ReconciliationRun.Options, onUpdate: @Sendable (ReceiptUpdate) -> Void = { _ in })
+        async throws(StoreError) -> RunSummary
+    {
+        let transport = CurlTransport(maxConnections: settings.concurrency, caFile: settings.caFile)
+        defer { transport.shutdown() }
+        let client = VerifyReceiptClient(
+            transport: transport, endpoints: settings.endpoints, sharedSecret: settings.sharedSecret,
+            requestTimeout: settings.requestTimeout, logger: logger)
+        let pipeline = ReconciliationRun(
+            store: database, verifier: client, reconciler: ReceiptReconciler(products: settings.products),
+            clock: clock, logger: logger)
+        var options = options
+        options.concurrency = settings.concurrency
+        return try await pipeline.run(options, onUpdate: onUpdate)
+    }
+
+    /// Wall-clock milliseconds since 1970.
+    public static func wallClockMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+}

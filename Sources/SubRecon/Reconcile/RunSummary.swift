@@ -1,0 +1,34 @@
+/// What a run did, for the summary line, the exit code and the tests.
+public struct RunSummary: Sendable, Equatable {
+    /// nil for a dry run (nothing recorded).
+    public var runID: Int64?
+    public var kind: RunKind
+    public var receiptsTotal: Int
+    public var counts: [RunItemOutcome: Int]
+    /// Set when Apple's answer stopped the run (21004, 21000).
+    public var stoppedBy: RunStoppingProblem?
+    public var status: RunStatus
+    public var startedAtMs: Int64
+    public var finishedAtMs: Int64
+
+    public func count(_ outcome: RunItemOutcome) -> Int { counts[outcome, default: 0] }
+
+    /// The contract's exit codes: 2 when Apple stopped the run, 1 when some receipt got no
+    /// usable answer, 0 when every receipt got a definitive one.
+    public var exitCode: Int32 {
+        if stoppedBy != nil { return 2 }
+        if count(.failed) > 0 || count(.skipped) > 0 || status == .interrupted { return 1 }
+        return 0
+    }
+
+    /// One line for logs and cron mail.
+    public var line: String {
+        let seconds = Double(finishedAtMs - startedAtMs) / 1000
+        var text = "\(kind.rawValue) run\(runID.map { " \($0)" } ?? " (dry run)") \(status.rawValue): "
+            + "\(receiptsTotal) receipts, "
+            + RunItemOutcome.allCases.map { "\(count($0)) \($0.rawValue)" }.joined(separator: ", ")
+            + ", \(String(format: "%.1f", seconds)) s, exit \(exitCode)"
+        if let stoppedBy { text += " (stopped: Apple answered \(stoppedBy.appleStatus))" }
+        return text
+    }
+}

@@ -1,0 +1,53 @@
+/// What the verification source (verifyReceipt today, the App Store Server API later) says about
+/// one receipt, classified. The pipeline and the reconciler depend only on this.
+public enum VerificationOutcome: Sendable {
+    /// Apple answered with the receipt's subscriptions (status 0, or a legacy 21006).
+    case answered(VerifyReceiptResponse, environment: ReceiptEnvironment)
+    /// 21003: the receipt could not be authenticated. Definitive; nothing it granted is extended.
+    case invalid(appleStatus: Int, environment: ReceiptEnvironment?)
+    /// 21010: Apple cannot find the account. Definitive.
+    case accountGone(environment: ReceiptEnvironment?)
+    /// No usable answer (transport failure, retryable or undocumented status, nonsense body):
+    /// nothing changes and the receipt stays due.
+    case failed(VerificationFailure)
+    /// The run must stop: 21004 (shared secret) or 21000 (our request is malformed).
+    case stopRun(RunStoppingProblem)
+}
+
+/// Why a receipt got no usable answer. `message` is operator-facing and never holds the secret.
+public struct VerificationFailure: Sendable, Equatable, Error {
+    public var appleStatus: Int?
+    public var environment: ReceiptEnvironment?
+    public var message: String
+
+    public init(appleStatus: Int? = nil, environment: ReceiptEnvironment? = nil, message: String) {
+        self.appleStatus = appleStatus
+        self.environment = environment
+        self.message = message
+    }
+}
+
+/// An answer that makes every further request pointless (exit code 2).
+public enum RunStoppingProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    case sharedSecretMismatch
+    case requestRejected
+
+    public var appleStatus: Int {
+        switch self {
+        case .sharedSecretMismatch: 21004
+        case .requestRejected: 21000
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .sharedSecretMismatch:
+            "Apple answered 21004: the shared secret does not match the one App Store Connect has for this app "
+                + "(regenerated, or an app-specific secret exists). Set SUBRECON_SHARED_SECRET or "
+                + "SUBRECON_SHARED_SECRET_FILE to the current secret. The run stopped; no subscription was changed because of it."
+        case .requestRejected:
+            "Apple answered 21000: it could not read our request (a bug in subrecon or a proxy in between). "
+                + "The run stopped; no subscription was changed because of it."
+        }
+    }
+}

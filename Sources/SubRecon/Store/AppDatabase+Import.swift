@@ -1,0 +1,42 @@
+import GRDB
+
+/// What an import did.
+public struct ImportSummary: Sendable, Equatable {
+    /// Receipts stored as new.
+    public var imported: Int
+    /// Rows whose receipt data the user already had (now, or before Apple's `latest_receipt` replaced it).
+    public var alreadyStored: Int
+}
+
+extension AppDatabase {
+    /// Stores validated import rows in one transaction: all of them or, on any error, none.
+    /// A row whose receipt data is already known for that user is a no-op, counted as such.
+    public func importReceipts(_ rows: [ImportRow], nowMs: Int64) async throws(StoreError) -> ImportSummary {
+        // Digests are computed outside the write transaction so the writer is held only for SQL.
+        let digests = rows.map { ReceiptFingerprint.sha256Hex($0.receiptData) }
+        return try await write("importing receipts") { db in
+            var summary = ImportSummary(imported: 0, alreadyStored: 0)
+            let known = try db.cachedStatement(
+                sql: "SELECT 1 FROM receipt_versions WHERE user_id = ? AND receipt_sha256 = ?")
+            let insertReceipt = try db.cachedStatement(
+                sql: """
+                    INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at)
+                    VALUES (?, ?, ?, ?, ?, 0)
+                    """)
+            let insertVersion = try db.cachedStatement(
+                sql: "INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)")
+            for (row, digest) in zip(rows, digests) {
+                if try Bool.fetchOne(known, arguments: [row.userID, digest]) == true {
+                    summary.alreadyStored += 1
+                    continue
+                }
+                try insertReceipt.execute(arguments: [
+                    row.userID, row.receiptData, row.productID, row.environment?.rawValue, nowMs,
+                ])
+                try insertVersion.execute(arguments: [row.userID, digest, db.lastInsertedRowID, nowMs])
+                summary.imported += 1
+            }
+            return summary
+        }
+    }
+}

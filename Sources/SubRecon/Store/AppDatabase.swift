@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+
+/// The SQLite database: schema (versioned migrations, constraints in SQL) and the connection.
+/// Every write goes through one `DatabasePool` writer; readers (reports) never block it (WAL).
+public struct AppDatabase: Sendable {
+    public let writer: any DatabaseWriter
+    public let path: String
+
+    /// Opens (creating with mode 0600 and migrating if needed) the database at `path`.
+    public static func open(path: String) throws(StoreError) -> AppDatabase {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .cannotOpen(path: path, reason: "its folder \(directory) does not exist")
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            // Created by us first so it never exists with a wider mode: receipts are personal data.
+            let fd = Foundation.open(path, O_CREAT | O_WRONLY | O_EXCL, 0o600)
+            if fd >= 0 { close(fd) }
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(30)
+        config.prepareDatabase { db in
+            // WAL + NORMAL survives a killed process with every committed transaction intact
+            // (only a power loss can drop the last commits, which are then verified again).
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            let pool = try DatabasePool(path: path, configuration: config)
+            let database = AppDatabase(writer: pool, path: path)
+            try migrator.migrate(pool)
+            return database
+        } catch let error as DatabaseError {
+            throw .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+        } catch {
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// All schema changes, in order. Never edit a shipped migration: add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            let nowMs = "(CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))"
+            try db.execute(sql: """
+                CREATE TABLE receipts (
+                    id INTEGER PRIMARY KEY,
+                    user_id TEXT NOT NULL CHECK (user_id <> ''),
+                    receipt_data TEXT NOT NULL CHECK (receipt_data <> ''),
+                    product_id TEXT,
+                    environment TEXT CHECK (environment IN ('Production', 'Sandbox')),
+                    imported_at INTEGER NOT NULL DEFAULT \(nowMs),
+                    next_due_at INTEGER NOT NULL DEFAULT 0,
+                    last_attempt_at INTEGER,
+                    last_verified_at INTEGER,
+                    last_apple_status INTEGER,
+                    verification_state TEXT NOT NULL DEFAULT 'pending' CHECK (verification_state IN
+                        ('pending', 'verified', 'flagged', 'invalid', 'account_gone', 'failed')),
+                    consecutive_failures INTEGER NOT NULL DEFAULT 0 CHECK (consecutive_failures >= 0),
+                    last_message TEXT
+                );
+                CREATE INDEX receipts_user ON receipts(user_id);
+                CREATE INDEX receipts_due ON receipts(next_due_at, id);
+
+                CREATE TABLE receipt_versions (
+                    user_id TEXT NOT NULL,
+                    receipt_sha256 TEXT NOT NULL CHECK (length(receipt_sha256) = 64),
+                    receipt_id INTEGER NOT NULL REFERENCES receipts(id) ON DELETE CASCADE,
+                    first_seen_at INTEGER NOT NULL,
+                    PRIMARY KEY (user_id, receipt_sha256)
+                ) WITHOUT ROWID;
+                CREATE INDEX receipt_versions_receipt ON receipt_versions(receipt_id);
+
+                CREATE TABLE runs (
+                    id INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('nightly', 'user')),
+                    started_at INTEGER NOT NULL,
+                    finished_at INTEGER,
+                    status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'interrupted', 'aborted')),
+                    receipts_total INTEGER NOT NULL DEFAULT 0,
+                    verified INTEGER NOT NULL DEFAULT 0,
+                    updated INTEGER NOT NULL DEFAULT 0,
+                    unchanged INTEGER NOT NULL DEFAULT 0,
+                    invalid INTEGER NOT NULL DEFAULT 0,
+                    failed INTEGER NOT NULL DEFAULT 0,
+                    exit_code INTEGER,
+                    target_user_id TEXT,
+                    pid INTEGER,
+                    host TEXT,
+                    heartbeat_at INTEGER
+                );
+
+                CREATE TABLE run_items (
+                    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    receipt_id INTEGER NOT NULL,
+                    user_id TEXT NOT NULL,
+                    outcome TEXT NOT NULL CHECK (outcome IN
+                        ('updated', 'unchanged', 'invalid', 'account_gone', 'failed', 'skipped')),
+                    apple_status INTEGER,
+                    environment TEXT,
+                    old_status TEXT,
+                    new_status TEXT,
+                    old_expires_date_ms INTEGER,
+                    new_expires_date_ms INTEGER,
+                    message TEXT,
+                    recorded_at INTEGER NOT NULL,
+                    PRIMARY KEY (run_id, receipt_id)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE subscriptions (
+                    user_id TEXT NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    receipt_id INTEGER REFERENCES receipts(id) ON DELETE SET NULL,
+                    product_id TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN
+                        ('active', 'grace_period', 'billing_retry', 'expired', 'refunded')),
+                    expires_date_ms INTEGER NOT NULL,
+                    auto_renew_status INTEGER CHECK (auto_renew_status IN (0, 1)),
+                    auto_renew_product_id TEXT,
+                    expiration_intent INTEGER,
+                    grace_period_expires_date_ms INTEGER,
+                    is_in_billing_retry INTEGER CHECK (is_in_billing_retry IN (0, 1)),
+                    cancellation_date_ms INTEGER,
+                    ownership_type TEXT,
+                    environment TEXT NOT NULL CHECK (environment IN ('Production', 'Sandbox')),
+                    last_verified_at INTEGER NOT NULL,
+                    first_seen_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    flag TEXT,
+                    PRIMARY KEY (user_id, original_transaction_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX subscriptions_otid ON subscriptions(original_transaction_id);
+                CREATE INDEX subscriptions_receipt ON subscriptions(receipt_id);
+
+                CREATE TABLE renewals (
+                    user_id TEXT NOT NULL,
+                    period_key TEXT NOT NULL,
+                    transaction_id TEXT NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    web_order_line_item_id TEXT,
+                    product_id TEXT NOT NULL,
+                    purchase_date_ms INTEGER,
+                    expires_date_ms INTEGER NOT NULL,
+                    cancellation_date_ms INTEGER,
+                    is_trial_period INTEGER NOT NULL CHECK (is_trial_period IN (0, 1)),
+                    is_in_intro_offer_period INTEGER NOT NULL CHECK (is_in_intro_offer_period IN (0, 1)),
+                    receipt_id INTEGER REFERENCES receipts(id) ON DELETE SET NULL,
+                    first_seen_run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+                    first_seen_at INTEGER NOT NULL,
+                    PRIMARY KEY (user_id, period_key)
+                ) WITHOUT ROWID;
+                CREATE INDEX renewals_otid ON renewals(original_transaction_id);
+                """)
+        }
+        return migrator
+    }
+}

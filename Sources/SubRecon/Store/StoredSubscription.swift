@@ -1,0 +1,44 @@
+import GRDB
+
+/// A row of `subscriptions`: one per (user_id, original_transaction_id).
+public struct StoredSubscription: Sendable, Equatable, Codable, FetchableRecord {
+    public var userID: String
+    public var originalTransactionID: String
+    public var receiptID: Int64?
+    public var productID: String
+    public var status: SubscriptionStatus
+    public var expiresDateMs: Int64
+    public var autoRenewStatus: Bool?
+    public var autoRenewProductID: String?
+    public var expirationIntent: Int?
+    public var gracePeriodExpiresDateMs: Int64?
+    public var isInBillingRetry: Bool?
+    public var cancellationDateMs: Int64?
+    public var ownershipType: String?
+    public var environment: ReceiptEnvironment
+    public var lastVerifiedAt: Int64
+    public var firstSeenAt: Int64
+    public var updatedAt: Int64
+    /// Why the last answer was not applied (kept state), if it wasn't.
+    public var flag: String?
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id", originalTransactionID = "original_transaction_id", receiptID = "receipt_id"
+        case productID = "product_id", status, expiresDateMs = "expires_date_ms"
+        case autoRenewStatus = "auto_renew_status", autoRenewProductID = "auto_renew_product_id"
+        case expirationIntent = "expiration_intent", gracePeriodExpiresDateMs = "grace_period_expires_date_ms"
+        case isInBillingRetry = "is_in_billing_retry", cancellationDateMs = "cancellation_date_ms"
+        case ownershipType = "ownership_type", environment, lastVerifiedAt = "last_verified_at"
+        case firstSeenAt = "first_seen_at", updatedAt = "updated_at", flag
+    }
+
+    /// The fields the contract reports about a subscription; a change in any of them is an update.
+    public func hasSameReportedState(as other: StoredSubscription) -> Bool {
+        productID == other.productID && status == other.status && expiresDateMs == other.expiresDateMs
+            && autoRenewStatus == other.autoRenewStatus && autoRenewProductID == other.autoRenewProductID
+            && expirationIntent == other.expirationIntent
+            && gracePeriodExpiresDateMs == other.gracePeriodExpiresDateMs
+            && isInBillingRetry == other.isInBillingRetry && cancellationDateMs == other.cancellationDateMs
+            && environment == other.environment
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import SubRecon
+
+/// `subrecon run`: the nightly job.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Re-verify every due receipt with Apple and update subscriptions (the nightly job).",
+        discussion: """
+            Due receipts are those the due policy selects (see README: never-verified receipts are
+            always due). Exit 0: every receipt got a definitive answer; 1: some did not and stay
+            due; 2: configuration error or Apple answered 21004/21000.
+
+            Examples:
+              SUBRECON_SHARED_SECRET_FILE=/etc/subrecon/secret subrecon run
+              subrecon run --dry-run --limit 100
+              subrecon run --all --concurrency 64
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var verification: VerificationOptions
+
+    @Flag(help: "Verify every stored receipt, due or not.")
+    var all = false
+
+    @Flag(help: "Verify and print what would change, but write nothing.")
+    var dryRun = false
+
+    @Option(help: "Verify at most this many receipts.")
+    var limit: Int?
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
+    }
+
+    func run() async throws {
+        let logger = global.makeLogger()
+        let settings = try verification.settings(global)
+        let database = try global.openDatabase()
+        let job = ReconciliationJob(
+            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
+        let dryRun = self.dryRun
+        let summary: RunSummary
+        do {
+            summary = try await job.run(
+                .init(kind: .nightly, selection: all ? .all : .due, limit: limit, dryRun: dryRun)
+            ) { update in
+                if dryRun { Console.out(DryRunLine.describe(update)) }
+            }
+        } catch {
+            Console.error(error.description)
+            throw ExitCode(74)
+        }
+        if let problem = summary.stoppedBy { Console.error(problem.description) }
+        Console.out(summary.line + "\n")
+        if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import SubRecon
+
+/// Options of the commands that talk to Apple (`run`, `user`). There is no flag for the secret
+/// itself, on purpose: it would show in `ps`.
+struct VerificationOptions: ParsableArguments {
+    @Option(help: "A file whose first line is the shared secret (SUBRECON_SHARED_SECRET_FILE).")
+    var sharedSecretFile: String?
+
+    @Option(help: "verifyReceipt production URL (SUBRECON_PRODUCTION_URL).")
+    var productionURL: String?
+
+    @Option(help: "verifyReceipt sandbox URL (SUBRECON_SANDBOX_URL).")
+    var sandboxURL: String?
+
+    @Option(help: "verifyReceipt requests in flight at most, 1-1024 (SUBRECON_CONCURRENCY; default 32).")
+    var concurrency: Int?
+
+    @Option(name: .customLong("product"), help: "A product ID to reconcile; repeat for each product of the group (SUBRECON_PRODUCTS).")
+    var products: [String] = []
+
+    @Option(help: "Extra CA bundle (PEM) for a private verifyReceipt-compatible endpoint (SUBRECON_CA_FILE).")
+    var caFile: String?
+
+    func validate() throws {
+        if let concurrency, !(1...1024).contains(concurrency) {
+            throw ValidationError("--concurrency must be a whole number from 1 to 1024, not \(concurrency)")
+        }
+    }
+
+    /// Resolves every setting; a configuration error ends the process with exit code 2 before
+    /// anything else happens.
+    func settings(_ global: GlobalOptions) throws -> Settings {
+        do {
+            let settings = try Settings.resolve(
+                environment: global.environment,
+                flags: Settings.Flags(
+                    databasePath: global.databasePath, sharedSecretFile: sharedSecretFile, productionURL: productionURL,
+                    sandboxURL: sandboxURL, concurrency: concurrency, products: products, caFile: caFile))
+            for warning in settings.warnings { Console.error("warning: " + warning) }
+            return settings
+        } catch {
+            Console.error(error.description)
+            throw ExitCode(2)
+        }
+    }
+}
