@@ -259,6 +259,8 @@ final class EasyContext {
     private var body: [UInt8] = []
     private var headers: [String: String] = [:]
     private var bodyTooLarge = false
+    /// False for HEAD, whose Content-Length describes a body that never comes.
+    private var expectsBody = true
 
     init?(maxResponseBytes: Int) {
         guard let handle = curl_easy_init() else { return nil }
@@ -283,6 +285,7 @@ final class EasyContext {
         body.removeAll()
         headers.removeAll()
         bodyTooLarge = false
+        expectsBody = request.method != "HEAD"
 
         if !sameHeaders(request.headers, headerListSource) || headerList == nil {
             guard let list = Self.makeHeaderList(request.headers) else {
@@ -394,7 +397,7 @@ final class EasyContext {
         while end > start, Self.isWhitespace(line[end - 1]) { end -= 1 }
         let value = String(decoding: line[start..<end], as: UTF8.self)
 
-        if name == "content-length", let announced = Int(value) {
+        if expectsBody, name == "content-length", let announced = Int(value) {
             // Refuse before receiving a byte of a body that will not fit.
             guard announced <= maxResponseBytes else {
                 bodyTooLarge = true

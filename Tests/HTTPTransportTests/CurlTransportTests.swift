@@ -65,6 +65,18 @@ struct CurlTransportTests {
         }
     }
 
+    @Test("a body over 1 MiB (libcurl's 100-continue threshold) goes without Expect: 100-continue")
+    func largeBodyWithoutExpect() async throws {
+        try await withLoopbackServer(echo) { base in
+            let transport = CurlTransport(maxConnections: 1)
+            defer { transport.shutdown() }
+            let body = [UInt8](repeating: UInt8(ascii: "7"), count: 1_100_000)
+            let response = try await transport.send(post(base, body))
+            #expect(response.headers["x-seen-expect"] == "none")
+            #expect(response.body == body)
+        }
+    }
+
     @Test("without a caller Content-Type, none is sent (not libcurl's form-urlencoded default)")
     func noDefaultContentType() async throws {
         try await withLoopbackServer(echo) { base in

@@ -110,14 +110,15 @@ final class SelfSignedTLSServer {
             }
         }
         guard let found else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw TLSServerError.serverDidNotStart(seen)
         }
         port = found
     }
 
     func stop() {
-        process.terminate()
+        // SIGKILL: the child inherits the test runner's signal mask, which blocks SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }

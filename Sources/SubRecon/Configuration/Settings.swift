@@ -105,7 +105,8 @@ public struct Settings: Sendable {
                 let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file"
                 throw .sharedSecretFileUnreadable(path: path, reason: reason)
             }
-            let firstLine = contents.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first
+            // Split on any line break: in Swift "\r\n" is one Character, so splitting on "\n" misses it.
+            let firstLine = contents.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
             guard !firstLine.isEmpty else { throw .sharedSecretFileEmpty(path: path) }
             if let attributes = try? FileManager.default.attributesOfItem(atPath: path),

@@ -76,7 +76,8 @@ public struct ReceiptReconciler: Sendable {
 
         for state in derived.states {
             let stored = snapshot.subscriptions[state.originalTransactionID]
-            if let stored, let reason = reasonToKeep(stored, newState: state, environment: environment) {
+            let entries = derived.periods.filter { $0.originalTransactionID == state.originalTransactionID }
+            if let stored, let reason = reasonToKeep(stored, newState: state, entries: entries, environment: environment) {
                 flags.append(reason)
                 keptOTIDs.insert(state.originalTransactionID)
                 var kept = stored
@@ -160,13 +161,19 @@ public struct ReceiptReconciler: Sendable {
     }
 
     /// Why an answer must not replace a stored subscription, or nil when it may.
+    /// An earlier expiry than the stored one is accepted only when the answer itself shows the
+    /// stored period was cancelled (an upgrade to a shorter period, or a refund): Apple explained it.
     func reasonToKeep(
-        _ stored: StoredSubscription, newState: SubscriptionState, environment: ReceiptEnvironment
+        _ stored: StoredSubscription, newState: SubscriptionState, entries: [AppleTransaction],
+        environment: ReceiptEnvironment
     ) -> String? {
         if stored.environment == .production, environment == .sandbox {
             return "a Sandbox answer about Production subscription \(stored.originalTransactionID) was not applied"
         }
-        if newState.expiresDateMs < stored.expiresDateMs {
+        let storedPeriodCancelled = entries.contains { entry in
+            entry.cancellationDateMs != nil && (entry.expiresDateMs ?? .min) >= stored.expiresDateMs
+        }
+        if newState.expiresDateMs < stored.expiresDateMs, !storedPeriodCancelled {
             return "Apple's newest expiry \(newState.expiresDateMs) for \(stored.originalTransactionID) is older than the stored \(stored.expiresDateMs); kept the stored state"
         }
         return nil

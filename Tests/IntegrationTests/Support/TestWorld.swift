@@ -1,0 +1,132 @@
+import AppStoreSimulator
+import Foundation
+import GRDB
+import Logging
+
+@testable import SubRecon
+
+/// A fresh temporary folder with a real SQLite file, the App Store simulator listening on a free
+/// loopback port, and a clock shared by both. One per test; `close()` at the end.
+final class TestWorld: Sendable {
+    static let secret = "sim-secret-0f3c9d2e7b5a4c1e"
+    let folder: String
+    let database: AppDatabase
+    let simulator: AppStoreSimulator
+    let clock: SimulatedClock
+    let startMs: Int64
+
+    private init(folder: String, database: AppDatabase, simulator: AppStoreSimulator, clock: SimulatedClock) {
+        self.folder = folder
+        self.database = database
+        self.simulator = simulator
+        self.clock = clock
+        self.startMs = clock.nowMs
+    }
+
+    static func make(latency: Duration = .zero) async throws -> TestWorld {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let clock = SimulatedClock(nowMs: 1_795_329_964_000)  // 2026-11-22T06:46:04Z
+        let simulator = AppStoreSimulator(
+            options: SimulatorOptions(sharedSecret: secret, latency: latency, clock: clock.millisecondsClock))
+        _ = try await simulator.start()
+        let database = try AppDatabase.open(path: folder + "/subrecon.sqlite")
+        return TestWorld(folder: folder, database: database, simulator: simulator, clock: clock)
+    }
+
+    func close() async {
+        await simulator.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    var databasePath: String { folder + "/subrecon.sqlite" }
+
+    func settings(secret: String = TestWorld.secret, concurrency: Int = 8, products: Set<String> = []) -> Settings {
+        Settings(
+            databasePath: databasePath, sharedSecret: SharedSecret(secret),
+            endpoints: VerifyReceiptEndpoints(production: simulator.productionURL, sandbox: simulator.sandboxURL),
+            concurrency: concurrency, products: products, requestTimeout: .seconds(10), caFile: nil, warnings: [])
+    }
+
+    /// Receipt data for a scenario, as of the world's clock now.
+    func receipt(_ scenario: SimulatedScenario, id: Int64) -> String {
+        SimulatedReceipt.encode(scenario.subscriber(id: id, nowMs: clock.nowMs, paddingBytes: 200))
+    }
+
+    /// Imports one user per scenario (`user-<scenario>`), without environment hints.
+    @discardableResult
+    func importScenarios(_ scenarios: [SimulatedScenario]) async throws -> ImportSummary {
+        let rows = scenarios.enumerated().map { index, scenario in
+            ImportRow(line: index + 2, userID: "user-\(scenario.rawValue)", receiptData: receipt(scenario, id: Int64(index + 1)))
+        }
+        return try await database.importReceipts(rows, nowMs: clock.nowMs)
+    }
+
+    func run(
+        _ selection: ReceiptSelection = .due, kind: RunKind = .nightly, dryRun: Bool = false,
+        secret: String = TestWorld.secret, concurrency: Int = 8
+    ) async throws -> RunSummary {
+        let job = ReconciliationJob(
+            settings: settings(secret: secret, concurrency: concurrency), database: database,
+            clock: clock.millisecondsClock, logger: Logger(label: "test"))
+        return try await job.run(.init(kind: kind, selection: selection, dryRun: dryRun))
+    }
+
+    func subscriptions() async throws -> [StoredSubscription] {
+        try await database.writer.read { db in
+            try StoredSubscription.fetchAll(db, sql: "SELECT * FROM subscriptions ORDER BY user_id, original_transaction_id")
+        }
+    }
+
+    func count(_ sql: String) async throws -> Int {
+        try await database.writer.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+    }
+
+    func report(_ kind: ReportKind, runID: Int64? = nil) throws -> [[String: String]] {
+        let box = DataBox()
+        try ReportExporter(database: database).export(kind, runID: runID) { box.append($0) }
+        return CSVTable.parse(box.text)
+    }
+}
+
+/// Collects report bytes in a test.
+final class DataBox: @unchecked Sendable {
+    private(set) var data = Data()
+    func append(_ more: Data) { data.append(more) }
+    var text: String { String(decoding: data, as: UTF8.self) }
+}
+
+/// Reads the reports back: a small RFC 4180 reader, independent of the writer under test.
+enum CSVTable {
+    static func rows(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var cell = ""
+        var quoted = false
+        var iterator = Array(text).makeIterator()
+        var pending: Character? = nil
+        while let c = pending ?? iterator.next() {
+            pending = nil
+            if quoted {
+                if c == "\"" {
+                    if let next = iterator.next() {
+                        if next == "\"" { cell.append("\"") } else { quoted = false; pending = next }
+                    } else { quoted = false }
+                } else { cell.append(c) }
+            } else if c == "\"" { quoted = true }
+            else if c == "," { row.append(cell); cell = "" }
+            else if c == "\n" { row.append(cell); rows.append(row); row = []; cell = "" }
+            else { cell.append(c) }
+        }
+        if !cell.isEmpty || !row.isEmpty { row.append(cell); rows.append(row) }
+        return rows
+    }
+
+    static func parse(_ text: String) -> [[String: String]] {
+        let all = rows(text)
+        guard let header = all.first else { return [] }
+        return all.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
+    }
+
+    static func header(_ text: String) -> [String] { rows(text).first ?? [] }
+}
