@@ -37,8 +37,11 @@ struct RunCommand: AsyncParsableCommand {
         let logger = global.makeLogger()
         let settings = try verification.settings(global)
         let database = try global.openDatabase()
+        let stopSignal = StopSignal()
+        stopSignal.installSignalHandlers()
         let job = ReconciliationJob(
-            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
+            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() },
+            stopSignal: stopSignal, logger: logger)
         let dryRun = self.dryRun
         let summary: RunSummary
         do {
@@ -49,7 +52,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         } catch {
             Console.error(error.description)
-            throw ExitCode(74)
+            throw ExitCode(error.exitCode)
         }
         if let problem = summary.stoppedBy { Console.error(problem.description) }
         Console.out(summary.line + "\n")

@@ -28,8 +28,11 @@ struct UserCommand: AsyncParsableCommand {
         let logger = global.makeLogger()
         let settings = try verification.settings(global)
         let database = try global.openDatabase()
+        let stopSignal = StopSignal()
+        stopSignal.installSignalHandlers()
         let job = ReconciliationJob(
-            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
+            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() },
+            stopSignal: stopSignal, logger: logger)
         let dryRun = self.dryRun
         do {
             guard try await database.countReceipts(.user(userID), nowMs: 0) > 0 else {
@@ -54,6 +57,9 @@ struct UserCommand: AsyncParsableCommand {
         } catch let error as StoreError {
             Console.error(error.description)
             throw ExitCode(74)
+        } catch let error as RunFailure {
+            Console.error(error.description)
+            throw ExitCode(error.exitCode)
         }
     }
 }

@@ -22,6 +22,15 @@ struct VerificationOptions: ParsableArguments {
     @Option(help: "Extra CA bundle (PEM) for a private verifyReceipt-compatible endpoint (SUBRECON_CA_FILE).")
     var caFile: String?
 
+    @Option(help: "Seconds one verifyReceipt exchange may take (SUBRECON_REQUEST_TIMEOUT; default 30).")
+    var requestTimeout: Int?
+
+    @Option(help: "Attempts per receipt per run for transient failures, 1-20 (SUBRECON_MAX_ATTEMPTS; default 4).")
+    var maxAttempts: Int?
+
+    @Option(help: "Refuse answers larger than this many bytes (SUBRECON_MAX_RESPONSE_BYTES; default 20 MiB).")
+    var maxResponseBytes: Int?
+
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) {
             throw ValidationError("--concurrency must be a whole number from 1 to 1024, not \(concurrency)")
@@ -36,7 +45,8 @@ struct VerificationOptions: ParsableArguments {
                 environment: global.environment,
                 flags: Settings.Flags(
                     databasePath: global.databasePath, sharedSecretFile: sharedSecretFile, productionURL: productionURL,
-                    sandboxURL: sandboxURL, concurrency: concurrency, products: products, caFile: caFile))
+                    sandboxURL: sandboxURL, concurrency: concurrency, products: products, caFile: caFile,
+                    requestTimeoutSeconds: requestTimeout, maxAttempts: maxAttempts, maxResponseBytes: maxResponseBytes))
             for warning in settings.warnings { Console.error("warning: " + warning) }
             return settings
         } catch {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import SubReconHTTP
 
@@ -10,20 +11,54 @@ public struct VerifyReceiptClient: ReceiptVerifier {
     let endpoints: VerifyReceiptEndpoints
     let sharedSecret: SharedSecret
     let requestTimeout: Duration
+    let retryPolicy: RetryPolicy
     let logger: Logger
 
     public init(
         transport: any HTTPTransport, endpoints: VerifyReceiptEndpoints, sharedSecret: SharedSecret,
-        requestTimeout: Duration = .seconds(30), logger: Logger
+        requestTimeout: Duration = .seconds(30), retryPolicy: RetryPolicy = .standard, logger: Logger
     ) {
         self.transport = transport
         self.endpoints = endpoints
         self.sharedSecret = sharedSecret
         self.requestTimeout = requestTimeout
+        self.retryPolicy = retryPolicy
         self.logger = logger
     }
 
+    /// Verifies with retries: a retryable failure is tried again after a jittered backoff, up to
+    /// the policy's attempts. Cancellation (a graceful stop) ends the waiting, not the attempt.
     public func verify(_ receipt: ReceiptToVerify) async -> VerificationOutcome {
+        var attempt = 1
+        while true {
+            let outcome = await verifyOnce(receipt)
+            guard case .failed(var failure) = outcome else { return outcome }
+            failure.attempts = attempt
+            guard failure.isRetryable, !Task.isCancelled,
+                let wait = retryPolicy.delay(
+                    afterAttempt: attempt, retryAfter: failure.retryAfter, random: Double.random(in: 0..<1))
+            else {
+                if failure.isRetryable, attempt > 1 { failure.message += " (after \(attempt) attempts)" }
+                return .failed(failure)
+            }
+            logger.debug(
+                "retrying after a transient failure",
+                metadata: [
+                    "receipt.id": "\(receipt.id)", "retry.attempt": "\(attempt)", "retry.wait": "\(wait)",
+                    "apple.status": "\(failure.appleStatus.map(String.init) ?? "-")",
+                ])
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                failure.message += " (run stopping; not retried)"
+                return .failed(failure)
+            }
+            attempt += 1
+        }
+    }
+
+    /// One verification: at most two requests (one environment switch).
+    func verifyOnce(_ receipt: ReceiptToVerify) async -> VerificationOutcome {
         var environment = receipt.environment ?? .production
         var switched = false
         let body = Self.requestBody(receiptData: receipt.receiptData, secret: sharedSecret)
@@ -60,18 +95,32 @@ public struct VerifyReceiptClient: ReceiptVerifier {
         do {
             response = try await transport.send(request)
         } catch {
-            return .done(.failed(VerificationFailure(environment: environment, message: error.description)))
+            let transient: Bool
+            switch error {
+            case .timedOut, .connectionFailed, .transportFailed: transient = true
+            // A certificate we don't trust, a bad URL or an oversized answer won't fix itself in seconds.
+            case .tlsFailed, .invalidURL, .responseTooLarge, .shutDown: transient = false
+            }
+            return .done(
+                .failed(VerificationFailure(environment: environment, message: error.description, isRetryable: transient)))
         }
         guard response.status == 200 else {
             var message = "HTTP \(response.status) from \(url)"
-            if let retryAfter = response.headers["retry-after"] { message += " (Retry-After: \(retryAfter))" }
-            return .done(.failed(VerificationFailure(environment: environment, message: message)))
+            let retryAfter = response.headers["retry-after"].flatMap(Self.retryAfter)
+            if let header = response.headers["retry-after"] { message += " (Retry-After: \(header.prefix(40)))" }
+            let transient = response.status == 429 || response.status == 408 || response.status >= 500
+            return .done(
+                .failed(
+                    VerificationFailure(
+                        environment: environment, message: message, isRetryable: transient, retryAfter: retryAfter)))
         }
         let answer: VerifyReceiptResponse
         do {
             answer = try VerifyReceiptResponse.decode(response.body)
         } catch {
-            return .done(.failed(VerificationFailure(environment: environment, message: error.description)))
+            // A truncated or garbled body is a transport accident until proven otherwise.
+            return .done(
+                .failed(VerificationFailure(environment: environment, message: error.description, isRetryable: true)))
         }
         logger.debug(
             "verifyReceipt answered",
@@ -120,7 +169,27 @@ public struct VerifyReceiptClient: ReceiptVerifier {
         var message = "Apple answered \(answer.status)"
         if let retryable = answer.isRetryable { message += retryable ? ", retryable" : ", not retryable" }
         return .done(
-            .failed(VerificationFailure(appleStatus: answer.rawStatus, environment: environment, message: message)))
+            .failed(
+                VerificationFailure(
+                    appleStatus: answer.rawStatus, environment: environment, message: message,
+                    isRetryable: isRetryable(answer))))
+    }
+
+    /// Reference §2: 21002, 21005, 21009 and 211xx are worth retrying (211xx unless Apple says
+    /// `is_retryable: false`); any status Apple flags retryable is too; an undocumented status is
+    /// not retried within the run (it stays due for the next one).
+    static func isRetryable(_ answer: VerifyReceiptResponse) -> Bool {
+        if let flag = answer.isRetryable { return flag }
+        switch answer.status {
+        case .malformedReceiptData, .serverUnavailable, .internalDataAccessError, .internalError: return true
+        default: return false
+        }
+    }
+
+    /// `Retry-After` in seconds (the HTTP-date form is rare from Apple and is treated as absent).
+    static func retryAfter(_ header: String) -> Duration? {
+        guard let seconds = Int(header.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
+        return .seconds(seconds)
     }
 
     /// `{"receipt-data":…,"password":…,"exclude-old-transactions":true}` as strict JSON.

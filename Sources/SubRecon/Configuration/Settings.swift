@@ -13,6 +13,10 @@ public struct Settings: Sendable {
     public var requestTimeout: Duration
     /// Extra CA bundle for a private verifyReceipt-compatible endpoint.
     public var caFile: String?
+    /// Retries of a receipt within a run.
+    public var retryPolicy: RetryPolicy = .standard
+    /// An answer larger than this is refused without being buffered whole.
+    public var maxResponseBytes: Int = Settings.defaultMaxResponseBytes
     /// Things the operator should know but that don't stop the run (e.g. a secret file others can read).
     public var warnings: [String]
 
@@ -20,6 +24,25 @@ public struct Settings: Sendable {
     /// Enough to keep the run bound by Apple's latency rather than by our loop, small enough to be
     /// polite to Apple; raise it for large nightly batches.
     public static let defaultConcurrency = 32
+    public static let defaultRequestTimeoutSeconds = 30
+    public static let defaultMaxResponseBytes = 20 * 1024 * 1024
+
+    public init(
+        databasePath: String, sharedSecret: SharedSecret, endpoints: VerifyReceiptEndpoints, concurrency: Int,
+        products: Set<String>, requestTimeout: Duration, caFile: String?, warnings: [String],
+        retryPolicy: RetryPolicy = .standard, maxResponseBytes: Int = Settings.defaultMaxResponseBytes
+    ) {
+        self.databasePath = databasePath
+        self.sharedSecret = sharedSecret
+        self.endpoints = endpoints
+        self.concurrency = concurrency
+        self.products = products
+        self.requestTimeout = requestTimeout
+        self.caFile = caFile
+        self.warnings = warnings
+        self.retryPolicy = retryPolicy
+        self.maxResponseBytes = maxResponseBytes
+    }
 
     /// Flags given on the command line; nil when not given.
     public struct Flags: Sendable {
@@ -30,11 +53,18 @@ public struct Settings: Sendable {
         public var concurrency: Int?
         public var products: [String]
         public var caFile: String?
+        public var requestTimeoutSeconds: Int?
+        public var maxAttempts: Int?
+        public var maxResponseBytes: Int?
 
         public init(
             databasePath: String? = nil, sharedSecretFile: String? = nil, productionURL: String? = nil,
-            sandboxURL: String? = nil, concurrency: Int? = nil, products: [String] = [], caFile: String? = nil
+            sandboxURL: String? = nil, concurrency: Int? = nil, products: [String] = [], caFile: String? = nil,
+            requestTimeoutSeconds: Int? = nil, maxAttempts: Int? = nil, maxResponseBytes: Int? = nil
         ) {
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.maxAttempts = maxAttempts
+            self.maxResponseBytes = maxResponseBytes
             self.databasePath = databasePath
             self.sharedSecretFile = sharedSecretFile
             self.productionURL = productionURL
@@ -82,10 +112,45 @@ public struct Settings: Sendable {
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .other("the CA file \(caFile) (SUBRECON_CA_FILE / --ca-file) cannot be read")
         }
+        let timeout = try number(
+            flags.requestTimeoutSeconds, environment, "SUBRECON_REQUEST_TIMEOUT", "--request-timeout",
+            default: defaultRequestTimeoutSeconds, range: 1...600, unit: "seconds")
+        let attempts = try number(
+            flags.maxAttempts, environment, "SUBRECON_MAX_ATTEMPTS", "--max-attempts", default: 4, range: 1...20,
+            unit: "attempts")
+        let maxBytes = try number(
+            flags.maxResponseBytes, environment, "SUBRECON_MAX_RESPONSE_BYTES", "--max-response-bytes",
+            default: defaultMaxResponseBytes, range: 65_536...(1 << 30), unit: "bytes")
+        var retryPolicy = RetryPolicy(maxAttempts: attempts)
+        if let text = nonEmpty(environment["SUBRECON_RETRY_BASE_DELAY_MS"]), let ms = Int(text), ms >= 0 {
+            retryPolicy.baseDelay = .milliseconds(ms)
+        }
         return Settings(
             databasePath: databasePath(environment: environment, flag: flags.databasePath), sharedSecret: secret,
             endpoints: VerifyReceiptEndpoints(production: production, sandbox: sandbox), concurrency: concurrency,
-            products: products, requestTimeout: .seconds(30), caFile: caFile, warnings: warnings)
+            products: products, requestTimeout: .seconds(timeout), caFile: caFile, warnings: warnings,
+            retryPolicy: retryPolicy, maxResponseBytes: maxBytes)
+    }
+
+    /// A whole-number setting: the flag, else the variable, else the default; checked against `range`.
+    static func number(
+        _ flag: Int?, _ environment: [String: String], _ variable: String, _ flagName: String, default value: Int,
+        range: ClosedRange<Int>, unit: String
+    ) throws(ConfigurationError) -> Int {
+        let expected = "a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)"
+        var result = value
+        if let flag {
+            result = flag
+        } else if let text = nonEmpty(environment[variable]) {
+            guard let parsed = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                throw .invalidNumber(setting: variable, value: text, expected: expected)
+            }
+            result = parsed
+        }
+        guard range.contains(result) else {
+            throw .invalidNumber(setting: "\(variable) / \(flagName)", value: "\(result)", expected: expected)
+        }
+        return result
     }
 
     static func resolveSecret(environment: [String: String], flagFile: String?, warnings: inout [String])

@@ -7,26 +7,32 @@ public struct ReconciliationJob: Sendable {
     public let settings: Settings
     public let database: AppDatabase
     let clock: @Sendable () -> Int64
+    let stopSignal: StopSignal
     let logger: Logger
 
-    public init(settings: Settings, database: AppDatabase, clock: @escaping @Sendable () -> Int64, logger: Logger) {
+    public init(
+        settings: Settings, database: AppDatabase, clock: @escaping @Sendable () -> Int64,
+        stopSignal: StopSignal = StopSignal(), logger: Logger
+    ) {
         self.settings = settings
         self.database = database
         self.clock = clock
+        self.stopSignal = stopSignal
         self.logger = logger
     }
 
     public func run(_ options: ReconciliationRun.Options, onUpdate: @Sendable (ReceiptUpdate) -> Void = { _ in })
-        async throws(StoreError) -> RunSummary
+        async throws(RunFailure) -> RunSummary
     {
-        let transport = CurlTransport(maxConnections: settings.concurrency, caFile: settings.caFile)
+        let transport = CurlTransport(
+            maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         let client = VerifyReceiptClient(
             transport: transport, endpoints: settings.endpoints, sharedSecret: settings.sharedSecret,
-            requestTimeout: settings.requestTimeout, logger: logger)
+            requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy, logger: logger)
         let pipeline = ReconciliationRun(
             store: database, verifier: client, reconciler: ReceiptReconciler(products: settings.products),
-            clock: clock, logger: logger)
+            clock: clock, stopSignal: stopSignal, logger: logger)
         var options = options
         options.concurrency = settings.concurrency
         return try await pipeline.run(options, onUpdate: onUpdate)

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// The run pipeline, shared by the nightly batch and the single-user command:
@@ -12,10 +13,16 @@ public struct ReconciliationRun: Sendable {
         public var concurrency: Int
         public var dryRun: Bool
         public var pageSize: Int
+        /// The nightly run takes the database's run lock; `user` runs and dry runs don't.
+        public var takesRunLock: Bool
+        /// The run lock's lease; renewed every third of it while the run lives.
+        public var leaseMs: Int64
+        public var circuitBreaker: CircuitBreaker
 
         public init(
             kind: RunKind, selection: ReceiptSelection, limit: Int? = nil, concurrency: Int = 32,
-            dryRun: Bool = false, pageSize: Int = 512
+            dryRun: Bool = false, pageSize: Int = 512, takesRunLock: Bool? = nil, leaseMs: Int64 = 120_000,
+            circuitBreaker: CircuitBreaker = .standard
         ) {
             self.kind = kind
             self.selection = selection
@@ -23,6 +30,9 @@ public struct ReconciliationRun: Sendable {
             self.concurrency = max(1, concurrency)
             self.dryRun = dryRun
             self.pageSize = max(1, pageSize)
+            self.takesRunLock = takesRunLock ?? (kind == .nightly && !dryRun)
+            self.leaseMs = max(1000, leaseMs)
+            self.circuitBreaker = circuitBreaker
         }
     }
 
@@ -30,33 +40,72 @@ public struct ReconciliationRun: Sendable {
     let verifier: any ReceiptVerifier
     let reconciler: ReceiptReconciler
     let clock: @Sendable () -> Int64
+    let stopSignal: StopSignal
     let logger: Logger
 
     public init(
         store: any SubscriptionStore, verifier: any ReceiptVerifier, reconciler: ReceiptReconciler,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
+        clock: @escaping @Sendable () -> Int64, stopSignal: StopSignal = StopSignal(), logger: Logger
     ) {
         self.store = store
         self.verifier = verifier
         self.reconciler = reconciler
         self.clock = clock
+        self.stopSignal = stopSignal
         self.logger = logger
     }
 
+    /// What a child task of the run reports back.
+    private enum ChildResult: Sendable {
+        case verified(ReceiptToVerify, VerificationOutcome)
+        /// The watcher saw a stop request, or lost the run lock.
+        case stopRequested(String)
+        /// The watcher was cancelled at the end of the run.
+        case watcherDone
+    }
+
     /// Runs to completion. `onUpdate` sees every receipt's update as it is written (or, in a dry
-    /// run, as it would be). Throws only for run-level failures of the store.
+    /// run, as it would be). Throws only for run-level failures: the lock is held, or the store failed.
     public func run(
         _ options: Options, onUpdate: @Sendable (ReceiptUpdate) -> Void = { _ in }
-    ) async throws(StoreError) -> RunSummary {
+    ) async throws(RunFailure) -> RunSummary {
+        let lockToken = UUID().uuidString
+        if options.takesRunLock {
+            switch try await storeCall({ () async throws(StoreError) in
+                try await store.acquireRunLock(token: lockToken, nowMs: clock(), leaseMs: options.leaseMs)
+            }) {
+            case .held(let holder): throw .locked(by: holder)
+            case .acquired(let previous?):
+                logger.warning("took over the run lock from a run that is gone (\(previous))")
+            case .acquired(nil): break
+            }
+        }
+        do {
+            let summary = try await runLocked(options, lockToken: lockToken, onUpdate: onUpdate)
+            if options.takesRunLock { try? await store.releaseRunLock(token: lockToken) }
+            return summary
+        } catch {
+            if options.takesRunLock { try? await store.releaseRunLock(token: lockToken) }
+            throw error
+        }
+    }
+
+    private func runLocked(
+        _ options: Options, lockToken: String, onUpdate: @Sendable (ReceiptUpdate) -> Void
+    ) async throws(RunFailure) -> RunSummary {
         let startedAt = clock()
-        var total = try await store.countReceipts(options.selection, nowMs: startedAt)
+        var total = try await storeCall { () async throws(StoreError) in
+            try await store.countReceipts(options.selection, nowMs: startedAt)
+        }
         if let limit = options.limit { total = min(total, limit) }
         let runID: Int64? =
             options.dryRun
             ? nil
-            : try await store.startRun(
-                kind: options.kind, targetUserID: Self.targetUser(options.selection), receiptsTotal: total,
-                nowMs: startedAt)
+            : try await storeCall { () async throws(StoreError) in
+                try await store.startRun(
+                    kind: options.kind, targetUserID: Self.targetUser(options.selection), receiptsTotal: total,
+                    nowMs: startedAt)
+            }
         logger.info(
             "run started",
             metadata: [
@@ -69,49 +118,111 @@ public struct ReconciliationRun: Sendable {
             limit: options.limit)
         var counts: [RunItemOutcome: Int] = [:]
         var stoppedBy: RunStoppingProblem?
+        var endedEarly: String?
+        var breaker = options.circuitBreaker
         let verifier = self.verifier
         do {
-            try await withThrowingTaskGroup(of: (ReceiptToVerify, VerificationOutcome).self) { group in
+            try await withThrowingTaskGroup(of: ChildResult.self) { group in
+                group.addTask { await watch(options, lockToken: lockToken, runID: runID) }
                 var inFlight = 0
-                while inFlight < options.concurrency, let receipt = try await cursor.next() {
-                    group.addTask { (receipt, await verifier.verify(receipt)) }
+                var scheduling = true
+                func scheduleNext() async throws {
+                    guard scheduling, stoppedBy == nil, endedEarly == nil, let receipt = try await cursor.next() else {
+                        return
+                    }
+                    group.addTask { .verified(receipt, await verifier.verify(receipt)) }
                     inFlight += 1
                 }
-                while let (receipt, outcome) = try await group.next() {
-                    inFlight -= 1
-                    var effective = outcome
-                    if case .stopRun(let problem) = outcome, stoppedBy == nil {
-                        stoppedBy = problem
-                        logger.critical("\(problem)")
-                    }
-                    // Once stopped, answers still in flight are discarded: the receipts stay due.
-                    if let stoppedBy { effective = .stopRun(stoppedBy) }
-                    let update = try await record(effective, for: receipt, runID: runID, dryRun: options.dryRun)
-                    counts[update.runItem.outcome, default: 0] += 1
-                    onUpdate(update)
-                    if stoppedBy == nil, let next = try await cursor.next() {
-                        group.addTask { (next, await verifier.verify(next)) }
-                        inFlight += 1
+                while inFlight < options.concurrency {
+                    let before = inFlight
+                    try await scheduleNext()
+                    if inFlight == before { break }
+                }
+                while inFlight > 0, let result = try await group.next() {
+                    switch result {
+                    case .watcherDone:
+                        continue
+                    case .stopRequested(let reason):
+                        endedEarly = endedEarly ?? reason
+                        scheduling = false
+                        logger.warning("stopping: \(reason); receipts in flight finish, the rest stay due")
+                        // Cancels backoff waits of the receipts in flight (their HTTP exchange completes).
+                        group.cancelAll()
+                        continue
+                    case .verified(let receipt, let outcome):
+                        inFlight -= 1
+                        var effective = outcome
+                        if case .stopRun(let problem) = outcome, stoppedBy == nil {
+                            stoppedBy = problem
+                            logger.critical("\(problem)")
+                        }
+                        // Once Apple stopped the run, answers still in flight are discarded: they stay due.
+                        if let stoppedBy { effective = .stopRun(stoppedBy) }
+                        let update = try await record(effective, for: receipt, runID: runID, dryRun: options.dryRun)
+                        counts[update.runItem.outcome, default: 0] += 1
+                        onUpdate(update)
+                        if case .failed = effective {
+                            if breaker.record(failed: true), endedEarly == nil {
+                                endedEarly = "most recent receipts got no usable answer (is Apple down?); circuit breaker open"
+                                logger.error("\(endedEarly!)")
+                            }
+                        } else {
+                            _ = breaker.record(failed: false)
+                        }
+                        try await scheduleNext()
                     }
                 }
+                group.cancelAll()
             }
-        } catch let error as StoreError {
-            if let runID {
-                try? await store.finishRun(id: runID, status: .aborted, exitCode: 74, nowMs: clock())
-            }
-            throw error
         } catch {
-            throw StoreError.failed(operation: "running", reason: "\(error)")
+            let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: "\(error)"))
+            if let runID { try? await store.finishRun(id: runID, status: .aborted, exitCode: 74, nowMs: clock()) }
+            throw failure
         }
 
+        let status: RunStatus
+        if stoppedBy != nil {
+            status = .aborted
+        } else if let endedEarly {
+            status = stopSignal.reason == nil && !endedEarly.hasPrefix("lost") ? .aborted : .interrupted
+        } else {
+            status = .completed
+        }
+        let remaining = max(0, total - counts.values.reduce(0, +))
         let summary = RunSummary(
             runID: runID, kind: options.kind, receiptsTotal: total, counts: counts, stoppedBy: stoppedBy,
-            status: stoppedBy == nil ? .completed : .aborted, startedAtMs: startedAt, finishedAtMs: clock())
+            status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: endedEarly,
+            notReached: stoppedBy == nil ? remaining : 0)
         if let runID {
-            try await store.finishRun(id: runID, status: summary.status, exitCode: summary.exitCode, nowMs: summary.finishedAtMs)
+            try await storeCall { () async throws(StoreError) in
+                try await store.finishRun(
+                    id: runID, status: summary.status, exitCode: summary.exitCode, nowMs: summary.finishedAtMs)
+            }
         }
         logger.notice("\(summary.line)")
         return summary
+    }
+
+    /// Runs beside the verifications: watches for a stop request and keeps the run lock's lease
+    /// (or, without a lock, the run's heartbeat) fresh.
+    private func watch(_ options: Options, lockToken: String, runID: Int64?) async -> ChildResult {
+        let renewEvery = options.leaseMs / 3
+        var lastRenewal = clock()
+        while !Task.isCancelled {
+            if let reason = stopSignal.reason { return .stopRequested("received \(reason)") }
+            if clock() - lastRenewal >= renewEvery, !options.dryRun {
+                lastRenewal = clock()
+                if options.takesRunLock {
+                    let kept = (try? await store.renewRunLock(
+                        token: lockToken, runID: runID, nowMs: lastRenewal, leaseMs: options.leaseMs)) ?? true
+                    if !kept { return .stopRequested("lost the run lock to another process") }
+                } else if let runID {
+                    try? await store.heartbeat(runID: runID, nowMs: lastRenewal)
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return .watcherDone
     }
 
     private func record(_ outcome: VerificationOutcome, for receipt: ReceiptToVerify, runID: Int64?, dryRun: Bool)
@@ -137,6 +248,10 @@ public struct ReconciliationRun: Sendable {
                 "apple.status": "\(update.runItem.appleStatus.map(String.init) ?? "-")",
             ])
         return update
+    }
+
+    private func storeCall<T>(_ body: () async throws(StoreError) -> T) async throws(RunFailure) -> T {
+        do { return try await body() } catch { throw .store(error) }
     }
 
     private static func targetUser(_ selection: ReceiptSelection) -> String? {

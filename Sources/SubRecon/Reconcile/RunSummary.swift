@@ -10,6 +10,26 @@ public struct RunSummary: Sendable, Equatable {
     public var status: RunStatus
     public var startedAtMs: Int64
     public var finishedAtMs: Int64
+    /// Why the run ended before every selected receipt was verified (signal, circuit breaker).
+    public var endedEarly: String?
+    /// Selected receipts the run never started; they stay due.
+    public var notReached: Int
+
+    public init(
+        runID: Int64?, kind: RunKind, receiptsTotal: Int, counts: [RunItemOutcome: Int], stoppedBy: RunStoppingProblem?,
+        status: RunStatus, startedAtMs: Int64, finishedAtMs: Int64, endedEarly: String? = nil, notReached: Int = 0
+    ) {
+        self.runID = runID
+        self.kind = kind
+        self.receiptsTotal = receiptsTotal
+        self.counts = counts
+        self.stoppedBy = stoppedBy
+        self.status = status
+        self.startedAtMs = startedAtMs
+        self.finishedAtMs = finishedAtMs
+        self.endedEarly = endedEarly
+        self.notReached = notReached
+    }
 
     public func count(_ outcome: RunItemOutcome) -> Int { counts[outcome, default: 0] }
 
@@ -17,7 +37,9 @@ public struct RunSummary: Sendable, Equatable {
     /// usable answer, 0 when every receipt got a definitive one.
     public var exitCode: Int32 {
         if stoppedBy != nil { return 2 }
-        if count(.failed) > 0 || count(.skipped) > 0 || status == .interrupted { return 1 }
+        if count(.failed) > 0 || count(.skipped) > 0 || endedEarly != nil || notReached > 0 || status == .interrupted {
+            return 1
+        }
         return 0
     }
 
@@ -29,6 +51,7 @@ public struct RunSummary: Sendable, Equatable {
             + RunItemOutcome.allCases.map { "\(count($0)) \($0.rawValue)" }.joined(separator: ", ")
             + ", \(String(format: "%.1f", seconds)) s, exit \(exitCode)"
         if let stoppedBy { text += " (stopped: Apple answered \(stoppedBy.appleStatus))" }
+        if let endedEarly { text += " (ended early: \(endedEarly); \(notReached) not reached, still due)" }
         return text
     }
 }

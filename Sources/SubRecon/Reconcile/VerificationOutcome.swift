@@ -19,11 +19,23 @@ public struct VerificationFailure: Sendable, Equatable, Error {
     public var appleStatus: Int?
     public var environment: ReceiptEnvironment?
     public var message: String
+    /// Worth another attempt within this run (timeouts, 5xx, 21005, retryable 211xx, ...).
+    public var isRetryable: Bool
+    /// The wait Apple asked for (`Retry-After`), if it did.
+    public var retryAfter: Duration?
+    /// Attempts made before giving up.
+    public var attempts: Int
 
-    public init(appleStatus: Int? = nil, environment: ReceiptEnvironment? = nil, message: String) {
+    public init(
+        appleStatus: Int? = nil, environment: ReceiptEnvironment? = nil, message: String, isRetryable: Bool = false,
+        retryAfter: Duration? = nil, attempts: Int = 1
+    ) {
         self.appleStatus = appleStatus
         self.environment = environment
         self.message = message
+        self.isRetryable = isRetryable
+        self.retryAfter = retryAfter
+        self.attempts = attempts
     }
 }
 

@@ -154,6 +154,21 @@ public struct AppDatabase: Sendable {
                 CREATE INDEX renewals_otid ON renewals(original_transaction_id);
                 """)
         }
+        migrator.registerMigration("v2-run-lock") { db in
+            // One row at most: the holder of the nightly run lock, as a renewable lease.
+            try db.execute(sql: """
+                CREATE TABLE run_lock (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    token TEXT NOT NULL,
+                    run_id INTEGER,
+                    pid INTEGER NOT NULL,
+                    host TEXT NOT NULL,
+                    acquired_at INTEGER NOT NULL,
+                    lease_expires_at INTEGER NOT NULL
+                );
+                CREATE INDEX runs_status ON runs(status);
+                """)
+        }
         return migrator
     }
 }

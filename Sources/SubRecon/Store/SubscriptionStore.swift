@@ -28,6 +28,13 @@ public protocol SubscriptionStore: Sendable {
     ) async throws(StoreError) -> ReceiptUpdate
     /// Records how a run ended.
     func finishRun(id: Int64, status: RunStatus, exitCode: Int32, nowMs: Int64) async throws(StoreError)
+    /// Asks for the database's run lock (a lease); recovers runs left `running` by dead processes.
+    func acquireRunLock(token: String, nowMs: Int64, leaseMs: Int64) async throws(StoreError) -> RunLockResult
+    /// Extends the lease; false when another process took the lock over.
+    func renewRunLock(token: String, runID: Int64?, nowMs: Int64, leaseMs: Int64) async throws(StoreError) -> Bool
+    func releaseRunLock(token: String) async throws(StoreError)
+    /// Records that a run is alive (for runs that hold no lock).
+    func heartbeat(runID: Int64, nowMs: Int64) async throws(StoreError)
     /// The user's subscriptions, ordered by original_transaction_id.
     func subscriptions(ofUser userID: String) async throws(StoreError) -> [StoredSubscription]
 }

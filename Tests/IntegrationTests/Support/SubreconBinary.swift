@@ -53,4 +53,31 @@ enum SubreconBinary {
             exitCode: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
+
+    /// Starts the binary without waiting (for kill tests); output goes to files in `folder`.
+    static func start(_ arguments: [String], environment: [String: String], folder: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var env = environment
+        env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        process.environment = env
+        FileManager.default.createFile(atPath: folder + "/child.out", contents: nil)
+        FileManager.default.createFile(atPath: folder + "/child.err", contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: folder + "/child.out")
+        process.standardError = FileHandle(forWritingAtPath: folder + "/child.err")
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Waits for a started process off the cooperative pool; returns its exit status.
+    static func wait(_ process: Process) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
 }

@@ -41,11 +41,18 @@ final class TestWorld: Sendable {
 
     var databasePath: String { folder + "/subrecon.sqlite" }
 
-    func settings(secret: String = TestWorld.secret, concurrency: Int = 8, products: Set<String> = []) -> Settings {
+    /// Retries as in production, but with millisecond backoffs so fault tests stay fast.
+    static let fastRetries = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(50))
+
+    func settings(
+        secret: String = TestWorld.secret, concurrency: Int = 8, products: Set<String> = [],
+        retryPolicy: RetryPolicy = TestWorld.fastRetries, requestTimeout: Duration = .seconds(10)
+    ) -> Settings {
         Settings(
             databasePath: databasePath, sharedSecret: SharedSecret(secret),
             endpoints: VerifyReceiptEndpoints(production: simulator.productionURL, sandbox: simulator.sandboxURL),
-            concurrency: concurrency, products: products, requestTimeout: .seconds(10), caFile: nil, warnings: [])
+            concurrency: concurrency, products: products, requestTimeout: requestTimeout, caFile: nil, warnings: [],
+            retryPolicy: retryPolicy)
     }
 
     /// Receipt data for a scenario, as of the world's clock now.
@@ -64,12 +71,16 @@ final class TestWorld: Sendable {
 
     func run(
         _ selection: ReceiptSelection = .due, kind: RunKind = .nightly, dryRun: Bool = false,
-        secret: String = TestWorld.secret, concurrency: Int = 8
+        secret: String = TestWorld.secret, concurrency: Int = 8, retryPolicy: RetryPolicy = TestWorld.fastRetries,
+        requestTimeout: Duration = .seconds(10), circuitBreaker: CircuitBreaker = .standard,
+        stopSignal: StopSignal = StopSignal()
     ) async throws -> RunSummary {
         let job = ReconciliationJob(
-            settings: settings(secret: secret, concurrency: concurrency), database: database,
-            clock: clock.millisecondsClock, logger: Logger(label: "test"))
-        return try await job.run(.init(kind: kind, selection: selection, dryRun: dryRun))
+            settings: settings(
+                secret: secret, concurrency: concurrency, retryPolicy: retryPolicy, requestTimeout: requestTimeout),
+            database: database, clock: clock.millisecondsClock, stopSignal: stopSignal, logger: Logger(label: "test"))
+        return try await job.run(
+            .init(kind: kind, selection: selection, dryRun: dryRun, circuitBreaker: circuitBreaker))
     }
 
     func subscriptions() async throws -> [StoredSubscription] {

@@ -1,0 +1,21 @@
+/// Why a run could not run at all, or stopped for a reason of its own (not Apple's).
+public enum RunFailure: Error, Sendable, CustomStringConvertible {
+    /// Another nightly run holds the database's run lock (exit 75).
+    case locked(by: RunLockHolder)
+    /// The database failed (exit 74).
+    case store(StoreError)
+
+    public var exitCode: Int32 {
+        switch self {
+        case .locked: 75
+        case .store: 74
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .locked(let holder): "another run holds this database's run lock (\(holder)); nothing was done"
+        case .store(let error): error.description
+        }
+    }
+}
