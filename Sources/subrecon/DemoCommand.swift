@@ -16,9 +16,7 @@ struct DemoCommand: AsyncParsableCommand {
     var logLevel: String = "warning"
 
     func run() async throws {
-        var global = GlobalOptions()
-        global.logLevel = logLevel
-        let logger = global.makeLogger()
+        let logger = GlobalOptions.bootstrapLogging(level: logLevel, format: .text)
         let result = try await DemoRun(logger: logger).run()
         Console.out("""
             subrecon demo: imported one sample receipt per scenario into \(result.databasePath)

@@ -13,6 +13,14 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (SUBRECON_LOG_LEVEL; default notice).")
     var logLevel: String?
 
+    /// text (default) or json: one JSON object per line, for log shippers.
+    @Option(help: "Log format on stderr: text or json (SUBRECON_LOG_FORMAT; default text).")
+    var logFormat: LogFormat?
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     var resolvedDatabasePath: String { Settings.databasePath(environment: environment, flag: databasePath) }
@@ -26,14 +34,30 @@ struct GlobalOptions: ParsableArguments {
 
     /// Sets up logging once for the process and returns the command's logger.
     func makeLogger() -> Logger {
-        let text = logLevel ?? environment["SUBRECON_LOG_LEVEL"] ?? "notice"
+        Self.bootstrapLogging(
+            level: logLevel ?? environment["SUBRECON_LOG_LEVEL"] ?? "notice",
+            format: logFormat ?? environment["SUBRECON_LOG_FORMAT"].flatMap(LogFormat.init(rawValue:)) ?? .text)
+    }
+
+    static func bootstrapLogging(level text: String, format: LogFormat) -> Logger {
         let level = Logger.Level(rawValue: text) ?? .notice
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .json:
+                return JSONLogHandler(label: label, logLevel: level)
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
         return Logger(label: "subrecon")
+    }
+
+    /// A live line on a terminal; a log line every SUBRECON_PROGRESS_INTERVAL seconds (default 30) otherwise.
+    func progressReporter(logger: Logger) -> ProgressReporter {
+        let interval = environment["SUBRECON_PROGRESS_INTERVAL"].flatMap(Double.init) ?? 30
+        return ProgressReporter(isTerminal: ProgressReporter.standardErrorIsTerminal, interval: interval, logger: logger)
     }
 
     func openDatabase() throws -> AppDatabase {

@@ -29,6 +29,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Verify at most this many receipts.")
     var limit: Int?
 
+    @Option(help: "Write Prometheus metrics here at the end of the run, atomically (SUBRECON_METRICS_FILE).")
+    var metricsFile: String?
+
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
     }
@@ -42,20 +45,25 @@ struct RunCommand: AsyncParsableCommand {
         let job = ReconciliationJob(
             settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() },
             stopSignal: stopSignal, logger: logger)
-        let dryRun = self.dryRun
+        var observers: [any RunObserver] = [global.progressReporter(logger: logger)]
+        if dryRun { observers.append(DryRunPrinter()) }
         let summary: RunSummary
         do {
             summary = try await job.run(
-                .init(kind: .nightly, selection: all ? .all : .due, limit: limit, dryRun: dryRun)
-            ) { update in
-                if dryRun { Console.out(DryRunLine.describe(update)) }
-            }
+                .init(kind: .nightly, selection: all ? .all : .due, limit: limit, dryRun: dryRun), observers: observers)
         } catch {
             Console.error(error.description)
             throw ExitCode(error.exitCode)
         }
         if let problem = summary.stoppedBy { Console.error(problem.description) }
         Console.out(summary.line + "\n")
+        if let path = metricsFile ?? global.environment["SUBRECON_METRICS_FILE"], !path.isEmpty, !dryRun {
+            do {
+                try MetricsFile.write(to: path, summary: summary, database: database)
+            } catch {
+                Console.error("metrics: \(error)")
+            }
+        }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
     }
 }

@@ -2,11 +2,11 @@ import Foundation
 import SubRecon
 
 /// Gathers a run's updates (they arrive on the run's task) for printing afterwards.
-final class UpdateCollector: @unchecked Sendable {
+final class UpdateCollector: RunObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var updates: [ReceiptUpdate] = []
 
-    func append(_ update: ReceiptUpdate) {
+    func receiptFinished(_ update: ReceiptUpdate) {
         lock.withLock { updates.append(update) }
     }
 
@@ -20,6 +20,11 @@ final class UpdateCollector: @unchecked Sendable {
         }
         return byID.values.sorted { $0.originalTransactionID < $1.originalTransactionID }
     }
+}
+
+/// Prints one line per receipt of a dry run, as it arrives.
+struct DryRunPrinter: RunObserver {
+    func receiptFinished(_ update: ReceiptUpdate) { Console.out(DryRunLine.describe(update)) }
 }
 
 /// One line per receipt in a dry run.

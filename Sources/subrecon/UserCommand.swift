@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SubRecon
 
 /// `subrecon user USER_ID`: support's "I paid but my subscription is gone".
@@ -8,21 +9,35 @@ struct UserCommand: AsyncParsableCommand {
         abstract: "Re-verify all receipts of one user now and show their subscriptions before and after.",
         discussion: """
             Ignores the due policy and does not take the run lock, so it may run beside the nightly
-            job. Recorded as a run of kind `user`. Unknown user: exit 2.
+            job. Recorded as a run of kind `user`. Changed rows are marked with *. Unknown user: exit 2.
+            Support often has only Apple's id: --original-transaction-id finds the user(s) holding it.
 
             Examples:
               subrecon user 8f14e45f
               subrecon user 8f14e45f --dry-run
+              subrecon user --original-transaction-id 1000000741421650 --json
             """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var verification: VerificationOptions
 
     @Argument(help: "The app's user id, as imported.")
-    var userID: String
+    var userID: String?
+
+    @Option(help: "Find the user(s) by Apple's original_transaction_id instead.")
+    var originalTransactionID: String?
 
     @Flag(help: "Verify and print what would change, but write nothing.")
     var dryRun = false
+
+    @Flag(help: "Print JSON (for tools) instead of tables.")
+    var json = false
+
+    func validate() throws {
+        if (userID == nil) == (originalTransactionID == nil) {
+            throw ValidationError("give either USER_ID or --original-transaction-id (exactly one)")
+        }
+    }
 
     func run() async throws {
         let logger = global.makeLogger()
@@ -33,27 +48,40 @@ struct UserCommand: AsyncParsableCommand {
         let job = ReconciliationJob(
             settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() },
             stopSignal: stopSignal, logger: logger)
-        let dryRun = self.dryRun
         do {
-            guard try await database.countReceipts(.user(userID), nowMs: 0) > 0 else {
-                Console.error(ConfigurationError.unknownUser(userID).description)
-                throw ExitCode(2)
+            let users: [String]
+            if let otid = originalTransactionID {
+                users = try await database.users(holdingOriginalTransactionID: otid)
+                guard !users.isEmpty else {
+                    Console.error("no user holds original_transaction_id \(otid) (it appears in no verified receipt)")
+                    throw ExitCode(2)
+                }
+            } else {
+                users = [userID!]
             }
-            let before = try await database.subscriptions(ofUser: userID)
-            let collector = UpdateCollector()
-            let summary = try await job.run(.init(kind: .user, selection: .user(userID), dryRun: dryRun)) { update in
-                collector.append(update)
+            var reports: [UserReverification] = []
+            var exitCode: Int32 = 0
+            for user in users {
+                guard try await database.countReceipts(.user(user), nowMs: 0) > 0 else {
+                    Console.error(ConfigurationError.unknownUser(user).description)
+                    throw ExitCode(2)
+                }
+                let before = try await database.subscriptions(ofUser: user)
+                let collector = UpdateCollector()
+                let summary = try await job.run(
+                    .init(kind: .user, selection: .user(user), dryRun: dryRun), observers: [collector])
+                let after = dryRun ? collector.projected(before: before) : try await database.subscriptions(ofUser: user)
+                reports.append(
+                    UserReverification(userID: user, dryRun: dryRun, items: collector.items, before: before, after: after))
+                if let problem = summary.stoppedBy { Console.error(problem.description) }
+                exitCode = max(exitCode, summary.exitCode)
             }
-            let after = dryRun ? collector.projected(before: before) : try await database.subscriptions(ofUser: userID)
-            Console.out("user \(userID)\(dryRun ? " (dry run: nothing written)" : "")\n")
-            for item in collector.items {
-                Console.out(
-                    "  receipt \(item.receiptID): \(item.outcome.rawValue), Apple status \(item.appleStatus.map(String.init) ?? "none")"
-                        + (item.message.map { " — \($0)" } ?? "") + "\n")
+            if json {
+                Console.out(try UserReverification.json(reports) + "\n")
+            } else {
+                Console.out(reports.map(\.text).joined(separator: "\n"))
             }
-            Console.out("\n" + SubscriptionTable.render(before: before, after: after))
-            if let problem = summary.stoppedBy { Console.error(problem.description) }
-            if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+            if exitCode != 0 { throw ExitCode(exitCode) }
         } catch let error as StoreError {
             Console.error(error.description)
             throw ExitCode(74)

@@ -21,7 +21,7 @@ public struct ReconciliationJob: Sendable {
         self.logger = logger
     }
 
-    public func run(_ options: ReconciliationRun.Options, onUpdate: @Sendable (ReceiptUpdate) -> Void = { _ in })
+    public func run(_ options: ReconciliationRun.Options, observers: [any RunObserver] = [])
         async throws(RunFailure) -> RunSummary
     {
         let transport = CurlTransport(
@@ -35,7 +35,7 @@ public struct ReconciliationJob: Sendable {
             clock: clock, stopSignal: stopSignal, logger: logger)
         var options = options
         options.concurrency = settings.concurrency
-        return try await pipeline.run(options, onUpdate: onUpdate)
+        return try await pipeline.run(options, observers: observers)
     }
 
     /// Wall-clock milliseconds since 1970.

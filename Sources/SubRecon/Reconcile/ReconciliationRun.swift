@@ -64,11 +64,10 @@ public struct ReconciliationRun: Sendable {
         case watcherDone
     }
 
-    /// Runs to completion. `onUpdate` sees every receipt's update as it is written (or, in a dry
-    /// run, as it would be). Throws only for run-level failures: the lock is held, or the store failed.
-    public func run(
-        _ options: Options, onUpdate: @Sendable (ReceiptUpdate) -> Void = { _ in }
-    ) async throws(RunFailure) -> RunSummary {
+    /// Runs to completion. Observers see the start, every receipt's update as it is written (or,
+    /// in a dry run, as it would be) and the end. Throws only for run-level failures: the lock is
+    /// held, or the store failed.
+    public func run(_ options: Options, observers: [any RunObserver] = []) async throws(RunFailure) -> RunSummary {
         let lockToken = UUID().uuidString
         if options.takesRunLock {
             switch try await storeCall({ () async throws(StoreError) in
@@ -81,7 +80,7 @@ public struct ReconciliationRun: Sendable {
             }
         }
         do {
-            let summary = try await runLocked(options, lockToken: lockToken, onUpdate: onUpdate)
+            let summary = try await runLocked(options, lockToken: lockToken, observers: observers)
             if options.takesRunLock { try? await store.releaseRunLock(token: lockToken) }
             return summary
         } catch {
@@ -91,7 +90,7 @@ public struct ReconciliationRun: Sendable {
     }
 
     private func runLocked(
-        _ options: Options, lockToken: String, onUpdate: @Sendable (ReceiptUpdate) -> Void
+        _ options: Options, lockToken: String, observers: [any RunObserver]
     ) async throws(RunFailure) -> RunSummary {
         let startedAt = clock()
         var total = try await storeCall { () async throws(StoreError) in
@@ -113,6 +112,7 @@ public struct ReconciliationRun: Sendable {
                 "run.receipts": "\(total)", "run.concurrency": "\(options.concurrency)",
             ])
 
+        for observer in observers { observer.runStarted(receiptsTotal: total, runID: runID) }
         var cursor = ReceiptCursor(
             store: store, selection: options.selection, nowMs: startedAt, pageSize: options.pageSize,
             limit: options.limit)
@@ -160,7 +160,7 @@ public struct ReconciliationRun: Sendable {
                         if let stoppedBy { effective = .stopRun(stoppedBy) }
                         let update = try await record(effective, for: receipt, runID: runID, dryRun: options.dryRun)
                         counts[update.runItem.outcome, default: 0] += 1
-                        onUpdate(update)
+                        for observer in observers { observer.receiptFinished(update) }
                         if case .failed = effective {
                             if breaker.record(failed: true), endedEarly == nil {
                                 endedEarly = "most recent receipts got no usable answer (is Apple down?); circuit breaker open"
@@ -199,6 +199,7 @@ public struct ReconciliationRun: Sendable {
                     id: runID, status: summary.status, exitCode: summary.exitCode, nowMs: summary.finishedAtMs)
             }
         }
+        for observer in observers { observer.runFinished(summary) }
         logger.notice("\(summary.line)")
         return summary
     }

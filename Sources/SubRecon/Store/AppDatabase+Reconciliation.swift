@@ -249,3 +249,18 @@ extension AppDatabase: SubscriptionStore {
         return .failed(operation: operation, reason: "\(error)")
     }
 }
+
+extension AppDatabase {
+    /// Users whose subscriptions or renewal records carry this original_transaction_id.
+    public func users(holdingOriginalTransactionID otid: String) async throws(StoreError) -> [String] {
+        try await read("finding users by original_transaction_id") { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT user_id FROM subscriptions WHERE original_transaction_id = ?
+                    UNION SELECT user_id FROM renewals WHERE original_transaction_id = ?
+                    ORDER BY user_id
+                    """, arguments: [otid, otid])
+        }
+    }
+}

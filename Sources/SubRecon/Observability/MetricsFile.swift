@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+
+/// Writes Prometheus text exposition format at the end of a run, atomically, for
+/// node_exporter's textfile collector (`--metrics-file /var/lib/node_exporter/subrecon.prom`):
+/// cron monitoring can alert on a stale last success or a non-zero exit.
+public enum MetricsFile {
+    public static func write(to path: String, summary: RunSummary, database: AppDatabase) throws(ReportError) {
+        let text: String
+        do {
+            text = try render(summary: summary, database: database)
+        } catch let error as ReportError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+        try AtomicFile.write(to: path) { handle in handle.write(Data(text.utf8)) }
+    }
+
+    static func render(summary: RunSummary, database: AppDatabase) throws -> String {
+        try database.writer.read { db in
+            var out = MetricsText()
+            let kind = summary.kind.rawValue
+            let lastSuccess = try Int64.fetchOne(
+                db, sql: "SELECT MAX(finished_at) FROM runs WHERE kind = ? AND exit_code = 0", arguments: [kind])
+            out.gauge(
+                "subrecon_last_run_timestamp_seconds", "When the last run finished (Unix time).",
+                [("kind", kind)], Double(summary.finishedAtMs) / 1000)
+            if let lastSuccess {
+                out.gauge(
+                    "subrecon_last_success_timestamp_seconds", "When the last run that exited 0 finished (Unix time).",
+                    [("kind", kind)], Double(lastSuccess) / 1000)
+            }
+            out.gauge(
+                "subrecon_last_run_duration_seconds", "How long the last run took.", [("kind", kind)],
+                Double(summary.finishedAtMs - summary.startedAtMs) / 1000)
+            out.gauge("subrecon_last_run_exit_code", "The last run's exit code.", [("kind", kind)], Double(summary.exitCode))
+            out.gauge(
+                "subrecon_last_run_receipts_total", "Receipts the last run selected.", [("kind", kind)],
+                Double(summary.receiptsTotal))
+            for outcome in RunItemOutcome.allCases {
+                out.gauge(
+                    "subrecon_last_run_receipts", "Receipts of the last run by outcome.",
+                    [("kind", kind), ("outcome", outcome.rawValue)], Double(summary.count(outcome)))
+            }
+            if let runID = summary.runID {
+                let statuses = try Row.fetchAll(
+                    db,
+                    sql: "SELECT apple_status, COUNT(*) AS n FROM run_items WHERE run_id = ? AND apple_status IS NOT NULL GROUP BY apple_status ORDER BY apple_status",
+                    arguments: [runID])
+                for row in statuses {
+                    out.gauge(
+                        "subrecon_last_run_apple_status", "Apple statuses answered in the last run.",
+                        [("kind", kind), ("status", String(row["apple_status"] as Int64))], Double(row["n"] as Int64))
+                }
+            }
+            let byStatus = Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status")
+                    .map { ($0["status"] as String, $0["n"] as Int64) })
+            for status in SubscriptionStatus.allCases {
+                out.gauge(
+                    "subrecon_subscriptions", "Stored subscriptions by status.", [("status", status.rawValue)],
+                    Double(byStatus[status.rawValue] ?? 0))
+            }
+            let due = try Int64.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM receipts WHERE next_due_at <= ?", arguments: [summary.finishedAtMs]) ?? 0
+            out.gauge("subrecon_receipts_due", "Receipts due when the last run finished.", [], Double(due))
+            return out.text
+        }
+    }
+}
+
+/// Builds exposition text: one `# HELP`/`# TYPE` per metric name, then its samples.
+struct MetricsText {
+    private(set) var text = ""
+    private var declared: Set<String> = []
+
+    mutating func gauge(_ name: String, _ help: String, _ labels: [(String, String)], _ value: Double) {
+        if declared.insert(name).inserted {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+        }
+        let labelText = labels.isEmpty
+            ? "" : "{" + labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
+        let number = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        text += "\(name)\(labelText) \(number)\n"
+    }
+
+    private func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
