@@ -6,48 +6,82 @@ import SubRecon
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Export CSV: subscriptions, renewals, runs, run-items.",
+        abstract: "Export CSV: " + ReportKind.allCases.map(\.rawValue).joined(separator: ", ") + ".",
         discussion: """
-            RFC 4180 CSV, UTF-8, header row. A cell starting with = + - @ tab or CR gets a leading '
-            so spreadsheets never run it as a formula. --output writes the file atomically (mode 0600).
+            RFC 4180 CSV, UTF-8, header row. A cell starting with = + - @ tab or CR gets a leading ' \
+            so spreadsheets never run it as a formula. --output writes the file atomically (mode 0600). \
+            Times are ISO 8601 UTC. --since (inclusive) and --until (exclusive) select runs by \
+            started_at, changes by their run's start, unrecorded by first_seen_at.
+
+            Kinds:
+            \(kindLines)
 
             Examples:
               subrecon report subscriptions --output subscriptions.csv
               subrecon report run-items --run 42
+              subrecon report changes                      # what the latest run changed
+              subrecon report changes --since 2026-11-01 --until 2026-12-01
+              subrecon report expiring --within 36h
+              subrecon report unrecorded --since 2026-11-22T00:00:00Z
             """)
+
+    /// One line per kind, aligned, for the help text.
+    private static var kindLines: String {
+        let width = ReportKind.allCases.map(\.rawValue.count).max() ?? 0
+        return ReportKind.allCases.map { kind in
+            "  " + kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + kind.summary
+        }.joined(separator: "\n")
+    }
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "subscriptions, renewals, runs or run-items.")
+    @Argument(help: "The report: \(ReportKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var kind: ReportKind
 
     @Option(help: "Write to this file instead of standard output.")
     var output: String?
 
-    @Option(name: .customLong("run"), help: "For run-items: the run id (default: the latest run).")
+    @Option(name: .customLong("run"), help: "For run-items and changes: the run id (default: the latest run).")
     var runID: Int64?
 
-    func validate() throws {
-        if runID != nil, kind != .runItems { throw ValidationError("--run applies only to run-items") }
-    }
+    @Option(help: "For runs (started_at), changes (run start) and unrecorded (first_seen_at): from this ISO 8601 date or date-time, UTC, inclusive.")
+    var since: String?
+
+    @Option(help: "Like --since, up to this time, exclusive.")
+    var until: String?
+
+    @Option(help: "For expiring: how far ahead to look, e.g. 7d, 36h, 90m (default 7d).")
+    var within: String?
 
     func run() async throws {
         _ = global.makeLogger()
+        // Checked before the database is opened: a usage error must not create or migrate a file.
+        let options: ReportOptions
+        do {
+            options = try ReportOptions.parse(
+                kind: kind, runID: runID, since: since, until: until, within: within,
+                nowMs: ReconciliationJob.wallClockMs())
+        } catch {
+            Console.error(error.description)
+            throw ExitCode(2)
+        }
         let database = try global.openDatabase()
         let exporter = ReportExporter(database: database)
         do {
             if let output {
                 try AtomicFile.write(to: output) { handle in
-                    try exporter.export(kind, runID: runID) { handle.write($0) }
+                    try exporter.export(kind, options: options) { handle.write($0) }
                 }
             } else {
                 let stdout = FileHandle.standardOutput
-                try exporter.export(kind, runID: runID) { stdout.write($0) }
+                try exporter.export(kind, options: options) { stdout.write($0) }
             }
         } catch {
             Console.error(error.description)
-            if case .unknownRun = error { throw ExitCode(2) }
-            throw ExitCode(74)
+            switch error {
+            case .unknownRun, .invalidOption: throw ExitCode(2)
+            case .cannotWrite, .failed: throw ExitCode(74)
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// subrecon: re-verifies stored App Store receipts with Apple and keeps subscriptions right.
 @main
@@ -14,6 +15,24 @@ struct Subrecon: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ImportCommand.self, RunCommand.self, UserCommand.self, ReportCommand.self, DemoCommand.self,
-            SimulatorCommand.self,
+            SimulatorCommand.self, StatusCommand.self,
         ])
+
+    /// The contract's exit code for usage errors is 2; ArgumentParser's default is 64 (EX_USAGE).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

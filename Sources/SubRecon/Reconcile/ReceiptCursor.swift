@@ -8,7 +8,7 @@ struct ReceiptCursor {
     var remaining: Int
     private var page: [ReceiptToVerify] = []
     private var index = 0
-    private var lastID: Int64 = 0
+    private var position = ReceiptCursorPosition.start
     private var exhausted = false
 
     init(store: any SubscriptionStore, selection: ReceiptSelection, nowMs: Int64, pageSize: Int, limit: Int?) {
@@ -24,11 +24,11 @@ struct ReceiptCursor {
         if index == page.count {
             guard !exhausted else { return nil }
             page = try await store.receipts(
-                selection, afterID: lastID, limit: min(pageSize, remaining), nowMs: nowMs)
+                selection, after: position, limit: min(pageSize, remaining), nowMs: nowMs)
             index = 0
             if page.count < pageSize { exhausted = true }
             guard let last = page.last else { return nil }
-            lastID = last.id
+            position = ReceiptCursorPosition(nextDueAt: last.nextDueAt, id: last.id)
         }
         defer { index += 1 }
         remaining -= 1

@@ -144,6 +144,11 @@ public struct ReceiptReconciler: Sendable {
         let headlineAfter = headline(of: Array(after.values))
         let headlineBefore = headlineAfter.flatMap { snapshot.subscriptions[$0.originalTransactionID] }
 
+        // Kept (flagged) rows carry the stored reported state, so they yield no change.
+        let changes = writes.compactMap { row in
+            SubscriptionChange(old: snapshot.subscriptions[row.originalTransactionID], new: row, recordedAt: nowMs)
+        }
+
         let flagged = !flags.isEmpty
         let message = flagged ? flags.joined(separator: "; ") : nil
         let newReceiptData = flagged ? nil : response.latestReceipt.flatMap { $0 == receipt.receiptData ? nil : $0 }
@@ -157,7 +162,8 @@ public struct ReceiptReconciler: Sendable {
                 verifiedAt: nowMs, consecutiveFailures: 0, message: message),
             runItem: runItem(
                 snapshot, changed ? .updated : .unchanged, nowMs: nowMs, appleStatus: response.rawStatus, environment: environment,
-                old: headlineBefore, new: headlineAfter, message: message))
+                old: headlineBefore, new: headlineAfter, message: message),
+            subscriptionChanges: changes)
     }
 
     /// Why an answer must not replace a stored subscription, or nil when it may.

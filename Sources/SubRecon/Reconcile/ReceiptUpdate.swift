@@ -11,6 +11,9 @@ public struct ReceiptUpdate: Sendable, Equatable {
     /// nil: leave the receipt row as it is (the answer was discarded).
     public var receipt: ReceiptChange?
     public var runItem: RunItem
+    /// Every subscription this update changes, old and new values side by side; recorded in
+    /// `subscription_changes` with the run (empty when nothing a report shows moved).
+    public var subscriptionChanges: [SubscriptionChange] = []
 }
 
 /// A refund's cancellation date filled into an existing renewal record.

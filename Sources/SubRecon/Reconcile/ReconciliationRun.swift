@@ -18,12 +18,15 @@ public struct ReconciliationRun: Sendable {
         /// The run lock's lease; renewed every third of it while the run lives.
         public var leaseMs: Int64
         public var circuitBreaker: CircuitBreaker
+        /// Receipts written per transaction at most; answers that arrive together share one commit.
+        public var writeBatchSize: Int
 
         public init(
             kind: RunKind, selection: ReceiptSelection, limit: Int? = nil, concurrency: Int = 32,
             dryRun: Bool = false, pageSize: Int = 512, takesRunLock: Bool? = nil, leaseMs: Int64 = 120_000,
-            circuitBreaker: CircuitBreaker = .standard
+            circuitBreaker: CircuitBreaker = .standard, writeBatchSize: Int = 64
         ) {
+            self.writeBatchSize = max(1, writeBatchSize)
             self.kind = kind
             self.selection = selection
             self.limit = limit
@@ -138,6 +141,27 @@ public struct ReconciliationRun: Sendable {
                     try await scheduleNext()
                     if inFlight == before { break }
                 }
+                // Answers are written in small batches (one transaction each): when the batch is
+                // full, when it has waited `maxBatchDelay`, or when nothing else is in flight.
+                var pending: [(ReceiptToVerify, VerificationOutcome)] = []
+                var oldestPending = ContinuousClock.now
+                func flush() async throws {
+                    guard !pending.isEmpty else { return }
+                    let batch = pending
+                    pending.removeAll(keepingCapacity: true)
+                    for update in try await record(batch, runID: runID, dryRun: options.dryRun) {
+                        counts[update.runItem.outcome, default: 0] += 1
+                        for observer in observers { observer.receiptFinished(update) }
+                        if update.runItem.outcome == .failed {
+                            if breaker.record(failed: true), endedEarly == nil {
+                                endedEarly = "most recent receipts got no usable answer (is Apple down?); circuit breaker open"
+                                logger.error("\(endedEarly!)")
+                            }
+                        } else if update.runItem.outcome != .skipped {
+                            _ = breaker.record(failed: false)
+                        }
+                    }
+                }
                 while inFlight > 0, let result = try await group.next() {
                     switch result {
                     case .watcherDone:
@@ -158,20 +182,18 @@ public struct ReconciliationRun: Sendable {
                         }
                         // Once Apple stopped the run, answers still in flight are discarded: they stay due.
                         if let stoppedBy { effective = .stopRun(stoppedBy) }
-                        let update = try await record(effective, for: receipt, runID: runID, dryRun: options.dryRun)
-                        counts[update.runItem.outcome, default: 0] += 1
-                        for observer in observers { observer.receiptFinished(update) }
-                        if case .failed = effective {
-                            if breaker.record(failed: true), endedEarly == nil {
-                                endedEarly = "most recent receipts got no usable answer (is Apple down?); circuit breaker open"
-                                logger.error("\(endedEarly!)")
-                            }
-                        } else {
-                            _ = breaker.record(failed: false)
+                        if pending.isEmpty { oldestPending = .now }
+                        pending.append((receipt, effective))
+                        if pending.count >= options.writeBatchSize || inFlight == 0
+                            || ContinuousClock.now - oldestPending >= Self.maxBatchDelay
+                        {
+                            try await flush()
                         }
                         try await scheduleNext()
+                        if inFlight == 0 { try await flush() }
                     }
                 }
+                try await flush()
                 group.cancelAll()
             }
         } catch {
@@ -226,29 +248,33 @@ public struct ReconciliationRun: Sendable {
         return .watcherDone
     }
 
-    private func record(_ outcome: VerificationOutcome, for receipt: ReceiptToVerify, runID: Int64?, dryRun: Bool)
-        async throws(StoreError) -> ReceiptUpdate
+    /// A batch waits at most this long for company before it is written.
+    static let maxBatchDelay: Duration = .milliseconds(50)
+
+    private func record(_ batch: [(ReceiptToVerify, VerificationOutcome)], runID: Int64?, dryRun: Bool)
+        async throws(StoreError) -> [ReceiptUpdate]
     {
         let nowMs = clock()
         let reconciler = self.reconciler
-        let periodKeys: [String]
-        if case .answered(let response, _) = outcome {
-            periodKeys = response.transactions.compactMap(\.periodKey)
-        } else {
-            periodKeys = []
+        let requests = batch.map { receipt, outcome in
+            var periodKeys: [String] = []
+            if case .answered(let response, _) = outcome { periodKeys = response.transactions.compactMap(\.periodKey) }
+            return ReceiptReconciliation(receipt: receipt, periodKeys: periodKeys) { snapshot in
+                reconciler.reconcile(outcome, snapshot: snapshot, nowMs: nowMs, runID: runID)
+            }
         }
-        let update = try await store.reconcile(receipt, periodKeys: periodKeys, runID: runID, write: !dryRun) {
-            snapshot in
-            reconciler.reconcile(outcome, snapshot: snapshot, nowMs: nowMs, runID: runID)
+        let updates = try await store.reconcile(requests, runID: runID, write: !dryRun)
+        for (update, (receipt, _)) in zip(updates, batch) {
+            logger.debug(
+                "receipt reconciled",
+                metadata: [
+                    "receipt.id": "\(receipt.id)",
+                    "receipt.fingerprint": "\(ReceiptFingerprint.short(receipt.receiptData))",
+                    "run.outcome": "\(update.runItem.outcome.rawValue)",
+                    "apple.status": "\(update.runItem.appleStatus.map(String.init) ?? "-")",
+                ])
         }
-        logger.debug(
-            "receipt reconciled",
-            metadata: [
-                "receipt.id": "\(receipt.id)", "receipt.fingerprint": "\(ReceiptFingerprint.short(receipt.receiptData))",
-                "run.outcome": "\(update.runItem.outcome.rawValue)",
-                "apple.status": "\(update.runItem.appleStatus.map(String.init) ?? "-")",
-            ])
-        return update
+        return updates
     }
 
     private func storeCall<T>(_ body: () async throws(StoreError) -> T) async throws(RunFailure) -> T {

@@ -4,8 +4,13 @@ public enum ReportKind: String, Sendable, CaseIterable {
     case renewals
     case runs
     case runItems = "run-items"
+    case changes
+    case expiring
+    case unrecorded
+    case shared
 
-    /// The header row: the contract's columns, in the contract's order.
+    /// The header row: the contract's columns, in the contract's order. New kinds follow the
+    /// same rule: columns are only ever added at the end.
     public var columns: [String] {
         switch self {
         case .subscriptions:
@@ -22,6 +27,46 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .runItems:
             ["run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "old_status", "new_status",
              "old_expires_date_ms", "new_expires_date_ms", "message"]
+        case .changes:
+            ["run_id", "user_id", "original_transaction_id", "change", "old_status", "new_status", "old_product_id",
+             "new_product_id", "old_expires_at", "new_expires_at", "old_auto_renew_status", "new_auto_renew_status",
+             "old_auto_renew_product_id", "new_auto_renew_product_id", "old_expires_date_ms", "new_expires_date_ms",
+             "receipt_id", "changed_at"]
+        case .expiring:
+            ["user_id", "original_transaction_id", "product_id", "status", "access_ends_at", "expires_at",
+             "expires_date_ms", "grace_period_expires_at", "auto_renew_status", "auto_renew_product_id",
+             "environment", "last_verified_at"]
+        case .unrecorded:
+            ["user_id", "original_transaction_id", "transaction_id", "web_order_line_item_id", "product_id",
+             "purchased_at", "purchase_date_ms", "expires_at", "expires_date_ms", "cancellation_date_ms",
+             "is_trial_period", "is_in_intro_offer_period", "first_seen_at", "first_seen_run_id", "run_kind",
+             "receipt_id", "receipt_imported_at", "purchased_after_import"]
+        case .shared:
+            ["original_transaction_id", "users", "user_id", "receipt_id", "receipt_imported_at", "product_id", "status",
+             "entitled", "expires_at", "expires_date_ms", "ownership_type", "first_seen_at", "last_verified_at"]
         }
     }
+
+    /// One line for `subrecon report --help` (short enough to stay one line in an 80-column terminal).
+    public var summary: String {
+        switch self {
+        case .subscriptions: "one row per (user, original_transaction_id): status, expiry"
+        case .renewals: "one row per subscription period Apple reported"
+        case .runs: "one row per run: kind, times, counts, exit code"
+        case .runItems: "each receipt's outcome in one run (--run, default the latest)"
+        case .changes: "what a run changed, old and new side by side (--run)"
+        case .expiring: "entitled subscriptions ending within --within (default 7d)"
+        case .unrecorded: "lost orders: periods Apple billed that a run found first"
+        case .shared: "one original_transaction_id claimed by several users"
+        }
+    }
+
+    /// Whether `--run ID` applies.
+    public var takesRun: Bool { self == .runItems || self == .changes }
+
+    /// Whether `--since/--until` apply, and to which time.
+    public var takesTimeWindow: Bool { self == .runs || self == .changes || self == .unrecorded }
+
+    /// Whether `--within` applies.
+    public var takesWithin: Bool { self == .expiring }
 }

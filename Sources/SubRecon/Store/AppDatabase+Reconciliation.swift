@@ -15,17 +15,25 @@ extension AppDatabase: SubscriptionStore {
         }
     }
 
-    public func receipts(_ selection: ReceiptSelection, afterID: Int64, limit: Int, nowMs: Int64)
+    public func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
         async throws(StoreError) -> [ReceiptToVerify]
     {
-        try await read("reading receipts to verify") { db in
-            let columns = "id, user_id, receipt_data, environment"
+        let afterID = after.id
+        return try await read("reading receipts to verify") { db in
+            let columns = "id, user_id, receipt_data, environment, next_due_at"
             switch selection {
             case .due:
+                // Walks the (next_due_at, id) index: a run over a million receipts of which a few
+                // thousand are due reads only those. A receipt written in this run moves past
+                // `nowMs` (its next due time is later), so it is never read twice.
                 return try ReceiptToVerify.fetchAll(
                     db.cachedStatement(
-                        sql: "SELECT \(columns) FROM receipts WHERE id > ? AND next_due_at <= ? ORDER BY id LIMIT ?"),
-                    arguments: [afterID, nowMs, limit])
+                        sql: """
+                            SELECT \(columns) FROM receipts
+                            WHERE next_due_at <= ? AND (next_due_at > ? OR (next_due_at = ? AND id > ?))
+                            ORDER BY next_due_at, id LIMIT ?
+                            """),
+                    arguments: [nowMs, after.nextDueAt, after.nextDueAt, after.id, limit])
             case .all:
                 return try ReceiptToVerify.fetchAll(
                     db.cachedStatement(sql: "SELECT \(columns) FROM receipts WHERE id > ? ORDER BY id LIMIT ?"),
@@ -72,19 +80,22 @@ extension AppDatabase: SubscriptionStore {
         }
     }
 
-    public func reconcile(
-        _ receipt: ReceiptToVerify, periodKeys: [String], runID: Int64?, write: Bool,
-        decide: @escaping @Sendable (ReceiptSnapshot) -> ReceiptUpdate
-    ) async throws(StoreError) -> ReceiptUpdate {
+    public func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool)
+        async throws(StoreError) -> [ReceiptUpdate]
+    {
         if !write {
-            return try await read("reading a receipt's stored state") { db in
-                try decide(Self.snapshot(db, receipt: receipt, periodKeys: periodKeys))
+            return try await read("reading receipts' stored state") { db in
+                try batch.map { item in try item.decide(Self.snapshot(db, receipt: item.receipt, periodKeys: item.periodKeys)) }
             }
         }
-        return try await self.write("writing a receipt's outcome") { db in
-            let update = try decide(Self.snapshot(db, receipt: receipt, periodKeys: periodKeys))
-            try Self.apply(update, runID: runID, db: db)
-            return update
+        // One transaction for the batch: each receipt's writes are all in or all out, and a
+        // crash loses at most the batch, whose receipts are simply still due.
+        return try await self.write("writing receipts' outcomes") { db in
+            try batch.map { item in
+                let update = item.decide(try Self.snapshot(db, receipt: item.receipt, periodKeys: item.periodKeys))
+                try Self.apply(update, runID: runID, db: db)
+                return update
+            }
         }
     }
 
@@ -207,6 +218,24 @@ extension AppDatabase: SubscriptionStore {
                 item.oldExpiresDateMs, item.newExpiresDateMs, item.message,
                 item.recordedAt,
             ])
+            if !update.subscriptionChanges.isEmpty {
+                let insertChange = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO subscription_changes (run_id, user_id, original_transaction_id, receipt_id, change,
+                            old_status, new_status, old_product_id, new_product_id, old_expires_date_ms,
+                            new_expires_date_ms, old_auto_renew_status, new_auto_renew_status,
+                            old_auto_renew_product_id, new_auto_renew_product_id, recorded_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
+                for c in update.subscriptionChanges {
+                    try insertChange.execute(arguments: [
+                        runID, c.userID, c.originalTransactionID, c.receiptID, c.kind.rawValue, c.oldStatus?.rawValue,
+                        c.newStatus.rawValue, c.oldProductID, c.newProductID, c.oldExpiresDateMs, c.newExpiresDateMs,
+                        c.oldAutoRenewStatus, c.newAutoRenewStatus, c.oldAutoRenewProductID, c.newAutoRenewProductID,
+                        c.recordedAt,
+                    ])
+                }
+            }
             let o = item.outcome
             try db.cachedStatement(
                 sql: """

@@ -169,6 +169,37 @@ public struct AppDatabase: Sendable {
                 CREATE INDEX runs_status ON runs(status);
                 """)
         }
+        migrator.registerMigration("v3-subscription-changes") { db in
+            // Every subscription a run changed, old and new values side by side (`report changes`).
+            // run_items keeps only a receipt's headline subscription; this keeps all of them.
+            // A rowid table: the same subscription may legitimately change twice in one run (two
+            // receipts of one user naming it), and both changes are kept.
+            try db.execute(sql: """
+                CREATE TABLE subscription_changes (
+                    id INTEGER PRIMARY KEY,
+                    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    receipt_id INTEGER,
+                    change TEXT NOT NULL CHECK (change IN ('new', 'renewed', 'expired', 'refunded',
+                        'entered_grace_period', 'entered_billing_retry', 'recovered', 'product_changed',
+                        'auto_renew_changed', 'other')),
+                    old_status TEXT,
+                    new_status TEXT NOT NULL,
+                    old_product_id TEXT,
+                    new_product_id TEXT NOT NULL,
+                    old_expires_date_ms INTEGER,
+                    new_expires_date_ms INTEGER NOT NULL,
+                    old_auto_renew_status INTEGER CHECK (old_auto_renew_status IN (0, 1)),
+                    new_auto_renew_status INTEGER CHECK (new_auto_renew_status IN (0, 1)),
+                    old_auto_renew_product_id TEXT,
+                    new_auto_renew_product_id TEXT,
+                    recorded_at INTEGER NOT NULL
+                );
+                CREATE INDEX subscription_changes_run ON subscription_changes(run_id, user_id, original_transaction_id);
+                CREATE INDEX renewals_first_seen ON renewals(first_seen_at);
+                """)
+        }
         return migrator
     }
 }

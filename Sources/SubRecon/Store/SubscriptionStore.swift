@@ -13,19 +13,17 @@ public enum ReceiptSelection: Sendable, Equatable {
 public protocol SubscriptionStore: Sendable {
     /// How many receipts the selection holds now.
     func countReceipts(_ selection: ReceiptSelection, nowMs: Int64) async throws(StoreError) -> Int
-    /// The next page of the selection, in id order after `afterID` (keyset paging: flat memory).
-    func receipts(_ selection: ReceiptSelection, afterID: Int64, limit: Int, nowMs: Int64)
+    /// The next page of the selection after `after` (keyset paging: flat memory).
+    func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
         async throws(StoreError) -> [ReceiptToVerify]
     /// Records the start of a run and returns its id.
     func startRun(kind: RunKind, targetUserID: String?, receiptsTotal: Int, nowMs: Int64)
         async throws(StoreError) -> Int64
-    /// Reads what is stored about the receipt, lets `decide` compute the update, and writes it with
-    /// the run item and the run's counters, all in one transaction. With `write == false` (dry run)
-    /// nothing is written and the update is only returned.
-    func reconcile(
-        _ receipt: ReceiptToVerify, periodKeys: [String], runID: Int64?, write: Bool,
-        decide: @escaping @Sendable (ReceiptSnapshot) -> ReceiptUpdate
-    ) async throws(StoreError) -> ReceiptUpdate
+    /// For each receipt of the batch: reads what is stored about it, lets its `decide` compute the
+    /// update, and writes it with the run item and the run's counters. One transaction for the
+    /// batch. With `write == false` (dry run) nothing is written and the updates are only returned.
+    func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool) async throws(StoreError)
+        -> [ReceiptUpdate]
     /// Records how a run ended.
     func finishRun(id: Int64, status: RunStatus, exitCode: Int32, nowMs: Int64) async throws(StoreError)
     /// Asks for the database's run lock (a lease); recovers runs left `running` by dead processes.
@@ -37,4 +35,30 @@ public protocol SubscriptionStore: Sendable {
     func heartbeat(runID: Int64, nowMs: Int64) async throws(StoreError)
     /// The user's subscriptions, ordered by original_transaction_id.
     func subscriptions(ofUser userID: String) async throws(StoreError) -> [StoredSubscription]
+}
+
+/// Where a keyset page of receipts resumes.
+public struct ReceiptCursorPosition: Sendable, Equatable {
+    public var nextDueAt: Int64
+    public var id: Int64
+
+    public static let start = ReceiptCursorPosition(nextDueAt: .min, id: 0)
+
+    public init(nextDueAt: Int64, id: Int64) {
+        self.nextDueAt = nextDueAt
+        self.id = id
+    }
+}
+
+/// One receipt's share of a batched write: what to read and how to decide the update.
+public struct ReceiptReconciliation: Sendable {
+    public var receipt: ReceiptToVerify
+    public var periodKeys: [String]
+    public var decide: @Sendable (ReceiptSnapshot) -> ReceiptUpdate
+
+    public init(receipt: ReceiptToVerify, periodKeys: [String], decide: @escaping @Sendable (ReceiptSnapshot) -> ReceiptUpdate) {
+        self.receipt = receipt
+        self.periodKeys = periodKeys
+        self.decide = decide
+    }
 }

@@ -1,0 +1,96 @@
+/// What narrows a report: the run (`--run`), a time window (`--since`, `--until`), the look-ahead
+/// of `expiring` (`--within`), and "now". Built from the command line by ``parse(kind:runID:since:until:within:nowMs:)``,
+/// which refuses values a kind does not use, so a typo never silently widens a report.
+public struct ReportOptions: Sendable, Equatable {
+    /// `run-items` and `changes`: the run; nil means the latest run of either kind.
+    public var runID: Int64?
+    /// Inclusive lower bound, epoch milliseconds (`runs`: started_at; `changes`: the run's
+    /// started_at; `unrecorded`: first_seen_at).
+    public var sinceMs: Int64?
+    /// Exclusive upper bound, same times as ``sinceMs``: consecutive windows never overlap.
+    public var untilMs: Int64?
+    /// `expiring`: how far ahead of ``nowMs`` to look.
+    public var withinMs: Int64
+    /// The time `expiring` counts from (the wall clock in the CLI, the test clock in tests).
+    public var nowMs: Int64
+
+    /// `expiring`'s default look-ahead: a week, the usual lead time for a "your subscription
+    /// ends soon" message or a revenue forecast.
+    public static let defaultWithinMs: Int64 = 7 * 86_400_000
+    /// The forms `--within` accepts, for help and error messages.
+    public static let acceptedDurations = "a whole number followed by d (days), h (hours) or m (minutes), e.g. 7d, 36h, 90m"
+
+    public init(runID: Int64? = nil, sinceMs: Int64? = nil, untilMs: Int64? = nil,
+                withinMs: Int64 = ReportOptions.defaultWithinMs, nowMs: Int64 = 0)
+    {
+        self.runID = runID
+        self.sinceMs = sinceMs
+        self.untilMs = untilMs
+        self.withinMs = withinMs
+        self.nowMs = nowMs
+    }
+
+    /// Checks and converts the command-line values for `kind`.
+    /// Throws ``ReportError/invalidOption(_:)`` with a sentence naming the flag and what it accepts.
+    public static func parse(
+        kind: ReportKind, runID: Int64?, since: String?, until: String?, within: String?, nowMs: Int64
+    ) throws(ReportError) -> ReportOptions {
+        if runID != nil, !kind.takesRun {
+            throw .invalidOption("--run applies only to \(kinds(where: \.takesRun)), not to \(kind.rawValue)")
+        }
+        if since != nil || until != nil, !kind.takesTimeWindow {
+            throw .invalidOption("--since and --until apply only to \(kinds(where: \.takesTimeWindow)), not to \(kind.rawValue)")
+        }
+        if within != nil, !kind.takesWithin {
+            throw .invalidOption("--within applies only to \(kinds(where: \.takesWithin)), not to \(kind.rawValue)")
+        }
+        if runID != nil, since != nil || until != nil {
+            throw .invalidOption("--run names one run; --since/--until select runs by start time: give one or the other")
+        }
+        if let runID, runID < 1 { throw .invalidOption("--run must be a run id (1 or more), not \(runID)") }
+        var options = ReportOptions(runID: runID, nowMs: nowMs)
+        options.sinceMs = try since.map { text throws(ReportError) in try time(text, flag: "--since") }
+        options.untilMs = try until.map { text throws(ReportError) in try time(text, flag: "--until") }
+        if let sinceMs = options.sinceMs, let untilMs = options.untilMs, untilMs <= sinceMs {
+            throw .invalidOption("--until (\(until ?? "")) must be later than --since (\(since ?? ""))")
+        }
+        if let within { options.withinMs = try duration(within) }
+        return options
+    }
+
+    /// `7d`, `36h`, `90m` → milliseconds; nil for anything else (zero, negative, other units, overflow).
+    public static func durationMs(_ text: String) -> Int64? {
+        guard let unit = text.last, text.count >= 2 else { return nil }
+        let digits = text.dropLast()
+        // Digits only: Int64("+7") would accept a sign, and a duration has none.
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int64(digits), count > 0 else { return nil }
+        let unitMs: Int64
+        switch unit {
+        case "d": unitMs = 86_400_000
+        case "h": unitMs = 3_600_000
+        case "m": unitMs = 60_000
+        default: return nil
+        }
+        let (ms, overflow) = count.multipliedReportingOverflow(by: unitMs)
+        return overflow ? nil : ms
+    }
+
+    private static func duration(_ text: String) throws(ReportError) -> Int64 {
+        guard let ms = durationMs(text) else {
+            throw .invalidOption("--within must be \(acceptedDurations); not \"\(text)\"")
+        }
+        return ms
+    }
+
+    private static func time(_ text: String, flag: String) throws(ReportError) -> Int64 {
+        guard let ms = ISO8601.milliseconds(from: text) else {
+            throw .invalidOption("\(flag) must be an ISO 8601 date or date-time in UTC: \(ISO8601.acceptedForms); not \"\(text)\"")
+        }
+        return ms
+    }
+
+    private static func kinds(where applies: (ReportKind) -> Bool) -> String {
+        let names = ReportKind.allCases.filter(applies).map(\.rawValue)
+        return names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+    }
+}

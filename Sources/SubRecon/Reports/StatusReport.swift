@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+
+/// The operator's one screen (`subrecon status`): subscriptions by status, receipts due and by
+/// verification state, the last runs, and the receipts that keep failing. Read in one read
+/// transaction, so every number comes from the same moment even while a run writes; rendered as
+/// text for people or JSON for tools. Reports never call Apple.
+public struct StatusReport: Sendable, Equatable, Codable {
+    /// Subscriptions per contract status.
+    public struct Subscriptions: Sendable, Equatable, Codable {
+        public var total: Int
+        /// active + grace_period.
+        public var entitled: Int
+        /// Every status of the contract's vocabulary, zero counts included, so tools can rely on the keys.
+        public var byStatus: [String: Int]
+    }
+
+    /// Receipts in one verification state.
+    public struct ReceiptState: Sendable, Equatable, Codable {
+        public var state: String
+        public var receipts: Int
+        public var dueNow: Int
+    }
+
+    /// Receipts overall, then per verification state.
+    public struct Receipts: Sendable, Equatable, Codable {
+        public var total: Int
+        public var dueNow: Int
+        /// In the schema's order: pending, verified, flagged, invalid, account_gone, failed.
+        public var byState: [ReceiptState]
+    }
+
+    /// One of the latest runs.
+    public struct Run: Sendable, Equatable, Codable {
+        public var runId: Int64
+        public var kind: String
+        public var startedAt: String
+        public var finishedAt: String?
+        /// finished − started; for a run still going, now − started.
+        public var durationMs: Int64
+        public var status: String
+        public var receiptsTotal: Int
+        public var verified: Int
+        public var updated: Int
+        public var unchanged: Int
+        public var invalid: Int
+        public var failed: Int
+        public var exitCode: Int?
+    }
+
+    /// A receipt that failed at least ``StatusReport/repeatedFailureThreshold`` times in a row.
+    public struct FailingReceipt: Sendable, Equatable, Codable {
+        public var receiptId: Int64
+        public var userId: String
+        public var consecutiveFailures: Int
+        public var lastAppleStatus: Int?
+        public var lastAttemptAt: String?
+        public var lastMessage: String?
+    }
+
+    /// When the report was read, ISO 8601 UTC.
+    public var generatedAt: String
+    public var subscriptions: Subscriptions
+    public var receipts: Receipts
+    /// Newest first, at most ``runLimit``.
+    public var lastRuns: [Run]
+    /// How many receipts reach the threshold (``failingReceipts`` shows the worst ``failingLimit``).
+    public var failingTotal: Int
+    /// Most failures first, at most ``failingLimit``.
+    public var failingReceipts: [FailingReceipt]
+
+    /// Three nights in a row is no longer bad luck at Apple: someone should look.
+    public static let repeatedFailureThreshold = 3
+    public static let runLimit = 5
+    public static let failingLimit = 10
+    static let verificationStates = ["pending", "verified", "flagged", "invalid", "account_gone", "failed"]
+
+    /// Reads the whole status at once.
+    public static func load(from database: AppDatabase, nowMs: Int64) async throws(StoreError) -> StatusReport {
+        try await database.read("reading the status") { db in try read(db, nowMs: nowMs) }
+    }
+
+    static func read(_ db: Database, nowMs: Int64) throws -> StatusReport {
+        var byStatus = Dictionary(uniqueKeysWithValues: SubscriptionStatus.allCases.map { ($0.rawValue, 0) })
+        for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status") {
+            byStatus[row["status"], default: 0] += row["n"] as Int
+        }
+        let entitled = SubscriptionStatus.allCases.filter(\.isEntitled).reduce(0) { $0 + (byStatus[$1.rawValue] ?? 0) }
+
+        var states = verificationStates.map { ReceiptState(state: $0, receipts: 0, dueNow: 0) }
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT verification_state AS state, COUNT(*) AS n, SUM(next_due_at <= ?) AS due
+                FROM receipts GROUP BY verification_state
+                """, arguments: [nowMs])
+        {
+            let state: String = row["state"]
+            let entry = ReceiptState(state: state, receipts: row["n"], dueNow: (row["due"] as Int?) ?? 0)
+            if let index = states.firstIndex(where: { $0.state == state }) { states[index] = entry } else { states.append(entry) }
+        }
+
+        let runs = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
+                       invalid, failed, exit_code
+                FROM runs ORDER BY id DESC LIMIT ?
+                """, arguments: [runLimit]
+        ).map { row in
+            let started: Int64 = row["started_at"]
+            let finished: Int64? = row["finished_at"]
+            return Run(
+                runId: row["id"], kind: row["kind"], startedAt: ISO8601.string(fromMilliseconds: started),
+                finishedAt: finished.map(ISO8601.string(fromMilliseconds:)),
+                durationMs: max(0, (finished ?? nowMs) - started), status: row["status"],
+                receiptsTotal: row["receipts_total"], verified: row["verified"], updated: row["updated"],
+                unchanged: row["unchanged"], invalid: row["invalid"], failed: row["failed"], exitCode: row["exit_code"])
+        }
+
+        let failingTotal = try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM receipts WHERE consecutive_failures >= ?",
+            arguments: [repeatedFailureThreshold]) ?? 0
+        let failing = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, user_id, consecutive_failures, last_apple_status, last_attempt_at, last_message
+                FROM receipts WHERE consecutive_failures >= ?
+                ORDER BY consecutive_failures DESC, id LIMIT ?
+                """, arguments: [repeatedFailureThreshold, failingLimit]
+        ).map { row in
+            FailingReceipt(
+                receiptId: row["id"], userId: row["user_id"], consecutiveFailures: row["consecutive_failures"],
+                lastAppleStatus: row["last_apple_status"],
+                lastAttemptAt: (row["last_attempt_at"] as Int64?).map(ISO8601.string(fromMilliseconds:)),
+                lastMessage: row["last_message"])
+        }
+
+        return StatusReport(
+            generatedAt: ISO8601.string(fromMilliseconds: nowMs),
+            subscriptions: Subscriptions(total: byStatus.values.reduce(0, +), entitled: entitled, byStatus: byStatus),
+            receipts: Receipts(
+                total: states.reduce(0) { $0 + $1.receipts }, dueNow: states.reduce(0) { $0 + $1.dueNow },
+                byState: states),
+            lastRuns: runs, failingTotal: failingTotal, failingReceipts: failing)
+    }
+
+    // MARK: - Rendering
+
+    /// Pretty-printed JSON with snake_case keys in a stable order, for tools.
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    /// The operator's screen, as plain text.
+    public func text() -> String {
+        var out = "subrecon status at \(generatedAt)\n\n"
+
+        out += "Subscriptions: \(subscriptions.total), entitled \(subscriptions.entitled)\n"
+        out += Self.table(
+            SubscriptionStatus.allCases.map { ["  " + $0.rawValue, String(subscriptions.byStatus[$0.rawValue] ?? 0)] },
+            rightAligned: [1])
+
+        out += "\nReceipts: \(receipts.total), due now \(receipts.dueNow)\n"
+        out += Self.table(
+            [["  state", "receipts", "due now"]]
+                + receipts.byState.map { ["  " + $0.state, String($0.receipts), String($0.dueNow)] },
+            rightAligned: [1, 2])
+
+        out += "\nLast runs (newest first):\n"
+        if lastRuns.isEmpty {
+            out += "  none yet\n"
+        } else {
+            let header = ["  run", "kind", "started", "duration", "status", "receipts", "verified", "updated",
+                          "unchanged", "invalid", "failed", "exit"]
+            out += Self.table(
+                [header]
+                    + lastRuns.map { run in
+                        ["  \(run.runId)", run.kind, run.startedAt,
+                         run.finishedAt == nil ? "\(Self.duration(run.durationMs)) so far" : Self.duration(run.durationMs),
+                         run.status, String(run.receiptsTotal), String(run.verified), String(run.updated),
+                         String(run.unchanged), String(run.invalid), String(run.failed), run.exitCode.map(String.init) ?? "-"]
+                    },
+                rightAligned: [5, 6, 7, 8, 9, 10, 11])
+        }
+
+        out += "\nReceipts failing again and again (\(Self.repeatedFailureThreshold)+ consecutive failures): \(failingTotal)\n"
+        if !failingReceipts.isEmpty {
+            out += Self.table(
+                [["  receipt", "user", "failures", "apple status", "last attempt", "last message"]]
+                    + failingReceipts.map { receipt in
+                        ["  \(receipt.receiptId)", Self.printable(receipt.userId), String(receipt.consecutiveFailures),
+                         receipt.lastAppleStatus.map(String.init) ?? "-", receipt.lastAttemptAt ?? "-",
+                         Self.printable(receipt.lastMessage ?? "")]
+                    },
+                rightAligned: [2, 3])
+            if failingTotal > failingReceipts.count {
+                out += "  … and \(failingTotal - failingReceipts.count) more\n"
+            }
+        }
+        return out
+    }
+
+    /// `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 03 min`.
+    static func duration(_ ms: Int64) -> String {
+        if ms < 1000 { return "\(ms) ms" }
+        if ms < 60_000 { return String(format: "%.1f s", Double(ms) / 1000) }
+        let seconds = ms / 1000
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        if seconds < 3600 { return "\(seconds / 60) min \(two(seconds % 60)) s" }
+        return "\(seconds / 3600) h \(two(seconds % 3600 / 60)) min"
+    }
+
+    /// User ids and Apple's messages come from outside: control characters (a terminal escape
+    /// sequence, a newline that would fake a table row) are shown as `?`.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map {
+            $0.properties.generalCategory == .control ? "?" : $0
+        }))
+    }
+
+    /// Columns padded to their widest cell, two spaces apart, no trailing spaces.
+    static func table(_ rows: [[String]], rightAligned: Set<Int>) -> String {
+        let columns = rows.map(\.count).max() ?? 0
+        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        return rows.map { row in
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                if column > 0 { line += "  " }
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                line += rightAligned.contains(column) ? pad + cell : cell + pad
+            }
+            while line.last == " " { line.removeLast() }
+            return line + "\n"
+        }.joined()
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import SubRecon
+
+/// `subrecon status`: the operator's one screen.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show subscriptions, due receipts, the last runs and repeatedly failing receipts.",
+        discussion: """
+            Reads the database only (never calls Apple), in one consistent snapshot even while a \
+            run writes. Subscriptions by status (entitled = active + grace_period); receipts due now \
+            and by verification state; the last \(StatusReport.runLimit) runs; receipts that failed \
+            \(StatusReport.repeatedFailureThreshold) or more times in a row (the worst \(StatusReport.failingLimit)).
+
+            Examples:
+              subrecon status
+              subrecon status --json | jq '.receipts.due_now'
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print JSON (snake_case keys, times in ISO 8601 UTC) for tools instead of text.")
+    var json = false
+
+    func run() async throws {
+        _ = global.makeLogger()
+        let database = try global.openDatabase()
+        let report: StatusReport
+        do {
+            report = try await StatusReport.load(from: database, nowMs: ReconciliationJob.wallClockMs())
+        } catch {
+            Console.error(error.description)
+            throw ExitCode(74)
+        }
+        if json {
+            FileHandle.standardOutput.write(try report.json())
+        } else {
+            Console.out(report.text())
+        }
+    }
+}
