@@ -41,13 +41,8 @@ struct UserCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = global.makeLogger()
-        let settings = try verification.settings(global)
-        let database = try global.openDatabase()
-        let stopSignal = StopSignal()
-        stopSignal.installSignalHandlers()
-        let job = ReconciliationJob(
-            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() },
-            stopSignal: stopSignal, logger: logger)
+        let job = try verification.liveJob(global, logger: logger)
+        let database = job.database
         do {
             let users: [String]
             if let otid = originalTransactionID {

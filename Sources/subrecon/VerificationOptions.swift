@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import SubRecon
 
 /// Options of the commands that talk to Apple (`run`, `user`). There is no flag for the secret
@@ -53,5 +54,17 @@ struct VerificationOptions: ParsableArguments {
             Console.error(error.description)
             throw ExitCode(2)
         }
+    }
+
+    /// Settings, database and signal handling for a command that talks to Apple, in the order
+    /// the contract wants: a configuration error (exit 2) before anything else happens.
+    func liveJob(_ global: GlobalOptions, logger: Logger) throws -> ReconciliationJob {
+        let settings = try settings(global)
+        let database = try global.openDatabase()
+        let stopSignal = StopSignal()
+        stopSignal.installSignalHandlers()
+        return ReconciliationJob(
+            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() },
+            stopSignal: stopSignal, logger: logger)
     }
 }
