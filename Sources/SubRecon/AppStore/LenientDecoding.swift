@@ -71,7 +71,8 @@ enum AppleDate {
         guard bytes[4] == 45, bytes[7] == 45, bytes[10] == 32, bytes[13] == 58, bytes[16] == 58,
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            year >= 1970, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24,
+            minute < 60, second < 61
         else { return nil }
         if bytes.count > 19 {
             let zone = String(decoding: bytes[19...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
@@ -79,6 +80,14 @@ enum AppleDate {
         }
         let days = daysFromCivil(year: year, month: month, day: day)
         return (Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)) * 1000
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Howard Hinnant's days-from-civil: days since 1970-01-01 for a proleptic Gregorian date.

@@ -74,9 +74,11 @@ public struct ReceiptReconciler: Sendable {
             }
         }
 
+        // Grouped once: an answer with thousands of subscriptions must not cost thousands of scans.
+        let periodsByOTID = Dictionary(grouping: derived.periods) { $0.originalTransactionID ?? "" }
         for state in derived.states {
             let stored = snapshot.subscriptions[state.originalTransactionID]
-            let entries = derived.periods.filter { $0.originalTransactionID == state.originalTransactionID }
+            let entries = periodsByOTID[state.originalTransactionID] ?? []
             if let stored, let reason = reasonToKeep(stored, newState: state, entries: entries, environment: environment) {
                 flags.append(reason)
                 keptOTIDs.insert(state.originalTransactionID)
