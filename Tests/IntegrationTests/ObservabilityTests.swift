@@ -101,6 +101,27 @@ import Testing
     }
 }
 
+extension ObservabilityTests {
+    @Test func aFailedReportLeavesNoPartialFileAndKeepsTheOldOne() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        let env = environment(world)
+        let missing = world.folder + "/items.csv"
+        let existing = world.folder + "/kept.csv"
+        try "yesterday's report\n".write(toFile: existing, atomically: true, encoding: .utf8)
+
+        let first = try await SubreconBinary.run(["report", "run-items", "--run", "999", "--output", missing], environment: env)
+        let second = try await SubreconBinary.run(["report", "run-items", "--run", "999", "--output", existing], environment: env)
+
+        #expect(first.exitCode == 2)
+        #expect(second.exitCode == 2)
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "yesterday's report\n")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: world.folder).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+}
+
 /// A minimal parser of Prometheus text exposition: checks every line's shape and that each
 /// sample's metric was declared with # TYPE; returns `name{labels}` → value.
 enum PrometheusText {
