@@ -22,12 +22,18 @@ public final class AppStoreSimulator: Sendable {
         let host: String
     }
 
+    private enum Lifecycle: Sendable {
+        case idle
+        case starting
+        case running(Running)
+    }
+
     /// The configuration it was created with.
     public let options: SimulatorOptions
     private let faults = FaultInjector()
     private let recorder = StatisticsRecorder()
     private let port = ListeningPort()
-    private let running = Mutex<Running?>(nil)
+    private let lifecycle = Mutex<Lifecycle>(.idle)
 
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
@@ -37,7 +43,22 @@ public final class AppStoreSimulator: Sendable {
     /// server accepts connections.
     @discardableResult
     public func start(host: String = "127.0.0.1", port requestedPort: UInt16 = 0) async throws -> UInt16 {
-        guard running.withLock({ $0 == nil }) else { throw StartError.alreadyStarted }
+        try lifecycle.withLock { state in
+            guard case .idle = state else { throw StartError.alreadyStarted }
+            state = .starting
+        }
+        do {
+            let (server, task, actualPort) = try await launch(host: host, port: requestedPort)
+            port.value = actualPort
+            lifecycle.withLock { $0 = .running(Running(server: server, task: task, host: host)) }
+            return actualPort
+        } catch {
+            lifecycle.withLock { $0 = .idle }
+            throw error
+        }
+    }
+
+    private func launch(host: String, port requestedPort: UInt16) async throws -> (HTTPServer, Task<Void, Never>, UInt16) {
         let handler = SimulatorHTTPHandler(
             responder: VerifyReceiptResponder(sharedSecret: options.sharedSecret, bundleID: options.bundleID),
             clock: options.clock,
@@ -47,8 +68,10 @@ public final class AppStoreSimulator: Sendable {
             serverPort: port)
         let config = HTTPServer.Configuration(
             address: try sockaddr_in.inet(ip4: host, port: requestedPort),
-            // FlyingFox answers 500 when a handler exceeds this; stall faults must outlast any client timeout.
-            timeout: 24 * 3600,
+            timeout: Self.seconds(options.requestTimeout),
+            // Bodies up to this size are read in one go; larger ones go through FlyingFox's slower
+            // streaming path. Requests carry a few KB of receipt (more with big paddings).
+            sharedRequestBufferSize: 256 * 1024,
             pool: Self.makeSocketPool(),
             logger: .disabled)
         let server = HTTPServer(config: config, handler: handler)
@@ -79,27 +102,30 @@ public final class AppStoreSimulator: Sendable {
             await server.stop()
             throw StartError.didNotStartListening
         }
-        port.value = actualPort
-        running.withLock { $0 = Running(server: server, task: task, host: host) }
-        return actualPort
+        return (server, task, actualPort)
     }
 
     /// Stops accepting, cancels in-flight requests and waits for the server to finish.
     public func stop() async {
-        guard let current = running.withLock({ state -> Running? in
-            defer { state = nil }
-            return state
+        guard let current = lifecycle.withLock({ state -> Running? in
+            guard case .running(let running) = state else { return nil }
+            state = .idle
+            return running
         }) else { return }
         await current.server.stop(timeout: 0)
         await current.task.value
+        port.value = 0
     }
 
-    /// The port it listens on (0 before `start`).
+    /// The port it listens on (0 when not started).
     public var listeningPort: UInt16 { port.value }
 
     /// `http://127.0.0.1:PORT` (or the host it was started on).
     public var baseURL: String {
-        let host = running.withLock { $0?.host } ?? "127.0.0.1"
+        let host = lifecycle.withLock { state -> String in
+            if case .running(let running) = state { return running.host }
+            return "127.0.0.1"
+        }
         let urlHost = host == "0.0.0.0" ? "127.0.0.1" : host
         return "http://\(urlHost):\(port.value)"
     }
@@ -127,7 +153,8 @@ public final class AppStoreSimulator: Sendable {
     }
 
     /// Applies `plan` to every request (each subscriber steps through it separately); nil removes it.
-    /// Restarts every subscriber's sequence.
+    /// Restarts every subscriber's sequence. A plan with `steps` remembers one small cursor per
+    /// subscriber it touched (use `fraction` to limit that at million-receipt scale).
     public func setGlobalFaults(_ plan: FaultPlan?) {
         faults.setGlobal(plan)
     }
@@ -137,12 +164,17 @@ public final class AppStoreSimulator: Sendable {
         faults.clear()
     }
 
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return max(1, TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
+    }
+
     private static func makeSocketPool() -> any AsyncSocketPool {
         #if os(Linux)
         // More events per epoll_wait than the default 20: benchmarks hold 64–128 connections.
-        return SocketPool<ePoll>.ePoll(maxEvents: 256)
+        return NoDelaySocketPool(base: SocketPool<ePoll>.ePoll(maxEvents: 256))
         #else
-        return HTTPServer.defaultPool()
+        return NoDelaySocketPool(base: HTTPServer.defaultPool())
         #endif
     }
 }

@@ -7,7 +7,8 @@ public enum FaultStep: Sendable, Hashable {
     case appleStatus(Int, isRetryable: Bool? = nil)
     /// A non-200 HTTP answer (e.g. 503, 429) with an optional `Retry-After` header in seconds.
     case httpError(Int, retryAfterSeconds: Int? = nil)
-    /// Wait this long before answering normally (use longer than the client's timeout).
+    /// Wait this long before answering normally (use longer than the client's timeout). A stall
+    /// past `SimulatorOptions.requestTimeout` ends with FlyingFox's HTTP 500 at that timeout.
     case stall(Duration)
     /// Send the real answer's headers (with its full Content-Length) and about half its body, then close.
     case truncatedBody

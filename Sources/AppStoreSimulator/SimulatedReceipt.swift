@@ -44,12 +44,10 @@ public enum SimulatedReceipt {
         var generator = SplitMix64(seed: seed)
         var remaining = count
         while remaining > 0 {
-            var word = generator.next()
-            for _ in 0..<min(8, remaining) {
-                raw.append(UInt8(truncatingIfNeeded: word))
-                word >>= 8
-            }
-            remaining -= min(8, remaining)
+            let word = generator.next().littleEndian
+            let take = min(8, remaining)
+            withUnsafeBytes(of: word) { raw.append(contentsOf: $0.prefix(take)) }
+            remaining -= take
         }
     }
 }

@@ -46,7 +46,9 @@ public enum SimulatedScenario: String, CaseIterable, Sendable {
     }
 
     /// The account for this scenario with a chosen receipt filler size.
-    public func subscriber(id: Int64, nowMs now: Int64, paddingBytes: Int) -> SimulatedSubscriber {
+    public func subscriber(id: Int64, nowMs: Int64, paddingBytes: Int) -> SimulatedSubscriber {
+        // Whole seconds, like Apple's purchase and expiry times.
+        let now = nowMs - ((nowMs % 1000) + 1000) % 1000
         let day = SimulatedProducts.dayMs
         let month = SimulatedProducts.monthMs
         func monthly(_ product: String = SimulatedProducts.proMonthly, boughtDaysAgo: Int64) -> SimulatedSubscription {

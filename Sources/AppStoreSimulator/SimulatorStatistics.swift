@@ -7,7 +7,8 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var requestsByEndpoint: [SimulatorEndpoint: Int] = [:]
     /// Answers per Apple `status` in the body (fault-injected statuses included).
     public var answersByAppleStatus: [Int: Int] = [:]
-    /// Answers per HTTP status code (404 for unknown paths, 503/429 from faults, …).
+    /// Answers per HTTP status code (404 for unknown paths, 503/429 from faults, …; 0 counts
+    /// connections dropped by a `connectionReset` fault).
     public var answersByHTTPStatus: [Int: Int] = [:]
     /// Injected faults per `FaultStep.name`.
     public var faultsInjected: [String: Int] = [:]

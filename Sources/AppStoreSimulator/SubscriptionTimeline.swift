@@ -187,7 +187,7 @@ struct SubscriptionTimeline: Sendable {
         if newest.index == 0 { firstTransaction = newest }
     }
 
-    /// Finalises `recentTransactions` to at most `historyLimit` entries.
+    /// The newest `historyLimit` transactions, oldest first (what the full history shows).
     func trimmedHistory() -> ArraySlice<SimulatedTransaction> {
         recentTransactions.suffix(Self.historyLimit)
     }

@@ -12,6 +12,8 @@ func requestBody(_ receiptData: String, password: String? = "secret", excludeOld
 
 @Suite struct VerifyReceiptResponderTests {
     let now: Int64 = 1_716_192_930_417
+    /// Scenario times are whole seconds before/after `now`.
+    var base: Int64 { now - now % 1000 }
     let responder = VerifyReceiptResponder(sharedSecret: "secret")
     let day = SimulatedProducts.dayMs
 
@@ -120,7 +122,7 @@ func requestBody(_ receiptData: String, password: String? = "secret", excludeOld
         let decoded = try answer(.trialActive, excludeOld: false)
         #expect(decoded.latestReceiptInfo?.count == 1)
         #expect(decoded.latestReceiptInfo?.first?["is_trial_period"] == "true")
-        #expect(ms(decoded.latestReceiptInfo?.first?["expires_date_ms"]) == now - 2 * day + 7 * day)
+        #expect(ms(decoded.latestReceiptInfo?.first?["expires_date_ms"]) == base - 2 * day + 7 * day)
     }
 
     @Test func gracePeriodIsBetweenExpiryAndGraceEnd() throws {
@@ -149,8 +151,8 @@ func requestBody(_ receiptData: String, password: String? = "secret", excludeOld
     @Test func billingRecoveryStartsANewPeriodAtTheRecovery() throws {
         let decoded = try answer(.billingRecovered, excludeOld: false)
         let newest = decoded.newestFirst[0]
-        #expect(ms(newest["purchase_date_ms"]) == now - 25 * day)
-        #expect(ms(newest["expires_date_ms"]) == now + 5 * day)
+        #expect(ms(newest["purchase_date_ms"]) == base - 25 * day)
+        #expect(ms(newest["expires_date_ms"]) == base + 5 * day)
         let renewal = try #require(decoded.pendingRenewalInfo?.first)
         #expect(renewal["is_in_billing_retry_period"] == nil)
         #expect(renewal["expiration_intent"] == nil)
@@ -170,7 +172,7 @@ func requestBody(_ receiptData: String, password: String? = "secret", excludeOld
     @Test func refundCancelsTheNewestTransaction() throws {
         let decoded = try answer(.refunded, excludeOld: false)
         let newest = decoded.newestFirst[0]
-        #expect(ms(newest["cancellation_date_ms"]) == now - 5 * day)
+        #expect(ms(newest["cancellation_date_ms"]) == base - 5 * day)
         #expect(newest["cancellation_reason"] == "1")
         #expect(newest["is_upgraded"] == nil)
         #expect(ms(newest["expires_date_ms"]) > now, "a refund does not change expires_date")
@@ -180,7 +182,7 @@ func requestBody(_ receiptData: String, password: String? = "secret", excludeOld
 
     @Test func upgradeCancelsTheRunningPeriodAndStartsPremium() throws {
         let decoded = try answer(.upgraded, excludeOld: false)
-        let upgradeAt = now - 10 * day
+        let upgradeAt = base - 10 * day
         let history = decoded.latestReceiptInfo ?? []
         #expect(Set(history.map { $0["original_transaction_id"] }).count == 1)
         let superseded = try #require(history.first { $0["is_upgraded"] == "true" })
