@@ -62,7 +62,7 @@ public struct ReconciliationRun: Sendable {
     private enum ChildResult: Sendable {
         case verified(ReceiptToVerify, VerificationOutcome)
         /// The watcher saw a stop request, or lost the run lock.
-        case stopRequested(String)
+        case stopRequested(EarlyEnd)
         /// The watcher was cancelled at the end of the run.
         case watcherDone
     }
@@ -121,7 +121,7 @@ public struct ReconciliationRun: Sendable {
             limit: options.limit)
         var counts: [RunItemOutcome: Int] = [:]
         var stoppedBy: RunStoppingProblem?
-        var endedEarly: String?
+        var endedEarly: EarlyEnd?
         var breaker = options.circuitBreaker
         let verifier = self.verifier
         do {
@@ -154,8 +154,8 @@ public struct ReconciliationRun: Sendable {
                         for observer in observers { observer.receiptFinished(update) }
                         if update.runItem.outcome == .failed {
                             if breaker.record(failed: true), endedEarly == nil {
-                                endedEarly = "most recent receipts got no usable answer (is Apple down?); circuit breaker open"
-                                logger.error("\(endedEarly!)")
+                                endedEarly = .circuitBreakerOpen
+                                logger.error("\(EarlyEnd.circuitBreakerOpen)")
                             }
                         } else if update.runItem.outcome != .skipped {
                             _ = breaker.record(failed: false)
@@ -206,14 +206,15 @@ public struct ReconciliationRun: Sendable {
         if stoppedBy != nil {
             status = .aborted
         } else if let endedEarly {
-            status = stopSignal.reason == nil && !endedEarly.hasPrefix("lost") ? .aborted : .interrupted
+            // Interrupted from outside (a signal, another process took the lock) vs. stopped by us.
+            status = endedEarly == .circuitBreakerOpen ? .aborted : .interrupted
         } else {
             status = .completed
         }
         let remaining = max(0, total - counts.values.reduce(0, +))
         let summary = RunSummary(
             runID: runID, kind: options.kind, receiptsTotal: total, counts: counts, stoppedBy: stoppedBy,
-            status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: endedEarly,
+            status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: endedEarly?.description,
             notReached: stoppedBy == nil ? remaining : 0)
         if let runID {
             try await storeCall { () async throws(StoreError) in
@@ -232,13 +233,13 @@ public struct ReconciliationRun: Sendable {
         let renewEvery = options.leaseMs / 3
         var lastRenewal = clock()
         while !Task.isCancelled {
-            if let reason = stopSignal.reason { return .stopRequested("received \(reason)") }
+            if let reason = stopSignal.reason { return .stopRequested(.signal(reason)) }
             if clock() - lastRenewal >= renewEvery, !options.dryRun {
                 lastRenewal = clock()
                 if options.takesRunLock {
                     let kept = (try? await store.renewRunLock(
                         token: lockToken, runID: runID, nowMs: lastRenewal, leaseMs: options.leaseMs)) ?? true
-                    if !kept { return .stopRequested("lost the run lock to another process") }
+                    if !kept { return .stopRequested(.lostRunLock) }
                 } else if let runID {
                     try? await store.heartbeat(runID: runID, nowMs: lastRenewal)
                 }
@@ -284,5 +285,20 @@ public struct ReconciliationRun: Sendable {
     private static func targetUser(_ selection: ReceiptSelection) -> String? {
         if case .user(let id) = selection { return id }
         return nil
+    }
+}
+
+/// Why a run stopped before every selected receipt was verified.
+enum EarlyEnd: Sendable, Equatable, CustomStringConvertible {
+    case signal(String)
+    case lostRunLock
+    case circuitBreakerOpen
+
+    var description: String {
+        switch self {
+        case .signal(let name): "received \(name)"
+        case .lostRunLock: "lost the run lock to another process"
+        case .circuitBreakerOpen: "most recent receipts got no usable answer (is Apple down?); circuit breaker open"
+        }
     }
 }
