@@ -7,8 +7,8 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run the whole nightly path against the built-in App Store simulator (no secret, no network).",
         discussion: """
-            Starts the simulator on a free loopback port, imports sample receipts covering every
-            subscription status into a fresh temporary database, runs the nightly job, and prints
+            Starts the simulator on a free loopback port, imports sample receipts covering every \
+            subscription status into a fresh temporary database, runs the nightly job, and prints \
             the subscriptions report.
             """)
 

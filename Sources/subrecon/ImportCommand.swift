@@ -8,9 +8,9 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Store receipts handed over by the app server (CSV or JSON Lines).",
         discussion: """
-            CSV has the header `user_id,receipt_data` and optionally `product_id`, `environment`;
-            JSON Lines has the same keys. Any bad row is reported as FILE:LINE: reason and then
-            nothing from the file is imported (exit 65). Receipt data already stored for that user
+            CSV has the header `user_id,receipt_data` and optionally `product_id`, `environment`; \
+            JSON Lines has the same keys. Any bad row is reported as FILE:LINE: reason and then \
+            nothing from the file is imported (exit 65). Receipt data already stored for that user \
             is skipped and counted.
 
             Examples:

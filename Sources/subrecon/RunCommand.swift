@@ -7,8 +7,8 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Re-verify every due receipt with Apple and update subscriptions (the nightly job).",
         discussion: """
-            Due receipts are those the due policy selects (see README: never-verified receipts are
-            always due). Exit 0: every receipt got a definitive answer; 1: some did not and stay
+            Due receipts are those the due policy selects (see README: never-verified receipts are \
+            always due). Exit 0: every receipt got a definitive answer; 1: some did not and stay \
             due; 2: configuration error or Apple answered 21004/21000.
 
             Examples:

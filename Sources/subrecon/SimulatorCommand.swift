@@ -9,7 +9,7 @@ struct SimulatorCommand: AsyncParsableCommand {
         commandName: "simulator",
         abstract: "Run the built-in App Store simulator alone (verifyReceipt-compatible, loopback only).",
         discussion: """
-            Serves POST /verifyReceipt (production) and /sandbox/verifyReceipt (sandbox) on
+            Serves POST /verifyReceipt (production) and /sandbox/verifyReceipt (sandbox) on \
             127.0.0.1. With a shared secret file, other passwords answer 21004.
 
             Example:

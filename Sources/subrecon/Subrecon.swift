@@ -8,8 +8,8 @@ struct Subrecon: AsyncParsableCommand {
         commandName: "subrecon",
         abstract: "Re-verify stored App Store receipts with Apple and keep subscriptions up to date.",
         discussion: """
-            Nightly, cron runs `subrecon run`; support runs `subrecon user USER_ID`; finance exports
-            CSV with `subrecon report`. Try `subrecon demo` first: it needs no secret and no network.
+            Nightly, cron runs `subrecon run`; support runs `subrecon user USER_ID`; finance exports \
+            CSV with `subrecon report`. Try `subrecon demo` first: it needs no secret and no network. \
             Settings come from SUBRECON_* environment variables; a flag wins over its variable.
             """,
         version: "0.1.0",

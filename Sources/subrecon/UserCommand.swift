@@ -8,8 +8,8 @@ struct UserCommand: AsyncParsableCommand {
         commandName: "user",
         abstract: "Re-verify all receipts of one user now and show their subscriptions before and after.",
         discussion: """
-            Ignores the due policy and does not take the run lock, so it may run beside the nightly
-            job. Recorded as a run of kind `user`. Changed rows are marked with *. Unknown user: exit 2.
+            Ignores the due policy and does not take the run lock, so it may run beside the nightly \
+            job. Recorded as a run of kind `user`. Changed rows are marked with *. Unknown user: exit 2. \
             Support often has only Apple's id: --original-transaction-id finds the user(s) holding it.
 
             Examples:
