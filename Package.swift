@@ -5,6 +5,7 @@ let package = Package(
     name: "subrecon",
     products: [
         .executable(name: "subrecon", targets: ["subrecon"]),
+        .executable(name: "subrecon-bench", targets: ["subrecon-bench"]),
         .library(name: "SubRecon", targets: ["SubRecon"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
     ],
@@ -51,6 +52,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Benchmarks: prints throughput, CPU, memory and Apple-call figures; never a test.
+        .executableTarget(
+            name: "subrecon-bench",
+            dependencies: [
+                "SubRecon", "AppStoreSimulator", "SubReconHTTP",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "SubReconTests",
             dependencies: ["SubRecon"],
@@ -66,7 +77,9 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["SubRecon", "AppStoreSimulator", "SubReconHTTP"]
+            dependencies: ["SubRecon", "AppStoreSimulator", "SubReconHTTP"],
+            // Golden CSV files are read from the source tree by path (see ReportGoldenTests).
+            exclude: ["Golden"]
         ),
     ]
 )

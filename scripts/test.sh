@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 swift build --build-tests
+# A small smoke of the benchmark, so it can't rot (figures only, never a pass/fail on speed).
+bash scripts/bench-smoke.sh
 # The end-to-end tests run the binary built above; tell them where it is.
 export SUBRECON_BINARY="$PWD/.build/debug/subrecon"
 swift test --skip-build "$@"

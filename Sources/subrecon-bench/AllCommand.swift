@@ -1,0 +1,75 @@
+import ArgumentParser
+
+/// `subrecon-bench all`: the standard set `scripts/bench.sh` runs, then every target's verdict.
+struct AllCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "all",
+        abstract: "The standard set: 100 ms and 0 ms throughput, the naive ratio, the 1M-receipt memory run, the due policy.",
+        discussion: """
+            Defaults are the issue's: 20,000 receipts at 100 ms (C=64, naive sample 100) and at 0 ms,
+            1,000,000 receipts at 0 ms for peak RSS (200 filler bytes: ~1 GB of database instead of ~5 GB),
+            2,000 subscribers over 30 simulated nights. scripts/bench-smoke.sh runs it with tiny sizes.
+            """)
+
+    @Option(help: "Receipts of the two throughput runs.")
+    var receipts: Int = 20_000
+
+    @Option(help: "Latency of the first throughput run (the second is always 0 ms).")
+    var latencyMs: Int = 100
+
+    @Option(help: "Receipts the naive baseline verifies in the first throughput run.")
+    var naiveSample: Int = 100
+
+    @Option(help: "Receipts of the memory run (0: skip it).")
+    var memoryReceipts: Int = 1_000_000
+
+    @Option(help: "Receipt filler bytes of the memory run.")
+    var memoryPaddingBytes: Int = 200
+
+    @Option(help: "Subscribers of the due-policy run.")
+    var subscribers: Int = 2_000
+
+    @Option(help: "Simulated nights of the due-policy run.")
+    var days: Int = 30
+
+    @OptionGroup var options: BenchOptions
+
+    func validate() throws {
+        if receipts < 1 || subscribers < 1 || days < 1 || memoryReceipts < 0 || naiveSample < 0 || latencyMs < 1 {
+            throw ValidationError("sizes must be positive (--memory-receipts and --naive-sample may be 0)")
+        }
+    }
+
+    func run() async throws {
+        LineBufferedOutput.enable()
+        var checks: [TargetCheck] = []
+        var problems: [String] = []
+        func throughput(_ title: String, receipts: Int, latencyMs: Int, naive: Int, padding: Int) async throws {
+            let result = try await ThroughputBenchmark(configuration: .init(
+                receipts: receipts, latencyMs: latencyMs, concurrency: 64, naiveSample: naive, paddingBytes: padding,
+                subreconPath: options.subreconPath, keepFolder: options.keep, title: title)).run()
+            checks += ThroughputReport.print(result)
+            problems += ThroughputReport.problems(result).map { "\(title): \($0)" }
+            print("")
+        }
+        try await throughput(
+            "throughput at \(latencyMs) ms", receipts: receipts, latencyMs: latencyMs, naive: naiveSample,
+            padding: options.paddingBytes)
+        try await throughput("throughput at 0 ms", receipts: receipts, latencyMs: 0, naive: 0, padding: options.paddingBytes)
+        if memoryReceipts > 0 {
+            try await throughput(
+                "memory", receipts: memoryReceipts, latencyMs: 0, naive: 0, padding: memoryPaddingBytes)
+        }
+        let due = try await DuePolicyBenchmark(configuration: .init(
+            subscribers: subscribers, days: days, concurrency: 32, paddingBytes: 200,
+            startMs: DuePolicyBenchmark.defaultStartMs, verbose: false, keepFolder: options.keep)).run()
+        checks += DuePolicyReport.print(due)
+        problems += DuePolicyReport.problems(due).map { "due-policy: \($0)" }
+        print("\nsummary (figures, not a test: a MISS never fails the benchmark)")
+        for check in checks { print(check.line) }
+        if !problems.isEmpty {
+            for problem in problems { print("  BROKEN: " + problem) }
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// `subrecon-bench due-policy`: Apple calls of the due policy against "everything every night".
+struct DuePolicyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "due-policy",
+        abstract: "Simulated nights: the due policy's Apple calls and lags against verifying everything nightly.")
+
+    @Option(help: "Subscribers (receipts) in each of the two databases.")
+    var subscribers: Int = 2_000
+
+    @Option(help: "Simulated nights.")
+    var days: Int = 30
+
+    @Option(help: "Each run's concurrency.")
+    var concurrency: Int = 32
+
+    @Option(help: "Receipt filler bytes (small: this measures calls, not bytes).")
+    var paddingBytes: Int = 200
+
+    @Flag(help: "Print each night's calls.")
+    var verbose = false
+
+    @Flag(help: "Keep the temporary folder (the two databases).")
+    var keep = false
+
+    func validate() throws {
+        if subscribers < 1 { throw ValidationError("--subscribers must be at least 1") }
+        if days < 1 { throw ValidationError("--days must be at least 1") }
+        if !(1...1024).contains(concurrency) { throw ValidationError("--concurrency must be 1 to 1024") }
+    }
+
+    func run() async throws {
+        LineBufferedOutput.enable()
+        let result = try await DuePolicyBenchmark(configuration: .init(
+            subscribers: subscribers, days: days, concurrency: concurrency, paddingBytes: paddingBytes,
+            startMs: DuePolicyBenchmark.defaultStartMs, verbose: verbose, keepFolder: keep)).run()
+        _ = DuePolicyReport.print(result)
+        if !DuePolicyReport.problems(result).isEmpty { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,64 @@
+/// Prints the due-policy comparison and the targets it bears on.
+enum DuePolicyReport {
+    static func print(_ r: DuePolicyBenchmark.Result) -> [TargetCheck] {
+        let c = r.configuration
+        let steadyPolicy = r.nights.dropFirst().reduce(0) { $0 + $1.policyCalls }
+        let steadyNaive = r.nights.dropFirst().reduce(0) { $0 + $1.naiveCalls }
+        Swift.print(BenchFormat.line("Apple calls POLICY", BenchFormat.grouped(r.policyCalls)))
+        Swift.print(BenchFormat.line("Apple calls NAIVE", BenchFormat.grouped(r.naiveCalls)))
+        Swift.print(BenchFormat.line(
+            "POLICY ÷ NAIVE",
+            "\(BenchFormat.fixed(r.ratio, 3)) (1 / \(BenchFormat.fixed(1 / max(r.ratio, 1e-9), 1))); after the first night \(BenchFormat.fixed(Double(steadyPolicy) / Double(max(1, steadyNaive)), 3))"))
+        Swift.print(BenchFormat.line("failed receipts", "\(r.failedReceipts)"))
+        Swift.print(BenchFormat.line("took", BenchFormat.fixed(r.seconds, 1) + " s"))
+        Swift.print("  calls per subscriber profile (verifications over \(c.days) nights):")
+        Swift.print("    " + "profile".padding(toLength: 34, withPad: " ", startingAt: 0) + "subscribers   POLICY    NAIVE   ratio")
+        for profile in SubscriberPopulation.Profile.allCases {
+            guard let e = r.byProfile[profile] else { continue }
+            Swift.print(
+                "    " + profile.rawValue.padding(toLength: 34, withPad: " ", startingAt: 0)
+                    + pad(e.subscribers, 11) + pad(e.policy, 9) + pad(e.naive, 9)
+                    + "   " + BenchFormat.fixed(Double(e.policy) / Double(max(1, e.naive)), 3))
+        }
+        Swift.print("  changes NAIVE saw before POLICY (lag: nights until POLICY agreed):")
+        Swift.print(
+            "    " + "kind".padding(toLength: 38, withPad: " ", startingAt: 0)
+                + "caught  max lag  mean  still open (lag ≥)  documented")
+        var lagsMet = true
+        for kind in LagTracker.Kind.allCases {
+            let s = r.lags[kind] ?? LagTracker.Stats()
+            guard s.episodes + s.open > 0 || kind.documentedNights != nil else { continue }
+            let mean = s.episodes > 0 ? BenchFormat.fixed(Double(s.totalLag) / Double(s.episodes), 2) : "-"
+            let worst = max(s.maxLag, s.maxOpenLag)
+            let met = kind.documentedNights.map { worst <= $0 } ?? true
+            if !met { lagsMet = false }
+            let open = s.open > 0 ? "\(s.open) (\(s.maxOpenLag))" : "0"
+            Swift.print(
+                "    " + kind.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0) + pad(s.episodes, 6)
+                    + pad(s.maxLag, 9) + "  " + mean.padding(toLength: 6, withPad: " ", startingAt: 0)
+                    + open.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    + kind.documentedText + (kind.documentedNights == nil ? "" : (met ? "  ok" : "  LATE")))
+        }
+        let checks = [
+            TargetCheck(
+                name: "due policy: Apple calls ÷ naive over \(c.days) nights", measured: BenchFormat.fixed(r.ratio, 3),
+                limit: "≤ 0.200", met: r.ratio <= 0.2),
+            TargetCheck(
+                name: "due policy: no event later than documented", measured: lagsMet ? "none late" : "some late",
+                limit: "renewal/lapse ≤ 1, retry ≤ 1, refund ≤ 7 nights", met: lagsMet),
+        ]
+        for check in checks { Swift.print(check.line) }
+        for problem in problems(r) { Swift.print("  BROKEN: " + problem) }
+        return checks
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    /// Why the figures can't be trusted (the benchmark broke), if they can't.
+    static func problems(_ r: DuePolicyBenchmark.Result) -> [String] {
+        r.failedReceipts > 0 ? ["\(r.failedReceipts) verifications failed in the due-policy runs"] : []
+    }
+}

@@ -1,0 +1,4 @@
+/// Anything that generates receipt `index` deterministically (and cheaply enough to run on every core).
+protocol ReceiptSource: Sendable {
+    func row(_ index: Int64) -> ReceiptRow
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+
+/// `subrecon-bench`: prints throughput, CPU, memory and Apple-call figures against the limits in
+/// the performance issue. A benchmark, never a test: it exits non-zero only when the benchmark
+/// itself breaks (a process fails to start, a database cannot be written), never on a figure.
+@main
+struct SubreconBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subrecon-bench",
+        abstract: "Measure subrecon: receipts/s, CPU, peak RSS, Apple calls; the naive baseline; the due policy.",
+        discussion: """
+            The worker (`subrecon run --all`) and the simulator (`subrecon simulator`) run as separate
+            processes so their CPU and memory are measured alone; `subrecon` is looked for next to this
+            executable unless --subrecon is given.
+
+            Examples:
+              subrecon-bench throughput --receipts 20000 --latency-ms 100 --concurrency 64 --naive-sample 100
+              subrecon-bench throughput --receipts 20000 --latency-ms 0 --concurrency 64 --naive-sample 0
+              subrecon-bench due-policy --subscribers 2000 --days 30
+              subrecon-bench all
+            """,
+        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, AllCommand.self, TransportCommand.self])
+}

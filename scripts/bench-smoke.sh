@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# CI's smoke of the benchmark, so it cannot rot: the whole standard set at tiny sizes on the debug
+# build (well under a minute once built). Exits non-zero only when the benchmark itself breaks
+# (a process fails, receipts go unrecorded), never on a figure: debug-build speed means nothing.
+# BENCH_SCRATCH_PATH=DIR uses the build in DIR instead of .build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+scratch="${BENCH_SCRATCH_PATH:-.build}"
+bin="$scratch/debug"
+# No-ops after scripts/test.sh's build; here so a stale binary is never measured.
+swift build --scratch-path "$scratch" --product subrecon
+swift build --scratch-path "$scratch" --product subrecon-bench
+echo "bench-smoke: debug build, tiny sizes: the figures and PASS/MISS below mean nothing"
+exec "$bin/subrecon-bench" all --subrecon "$bin/subrecon" \
+  --receipts 300 --latency-ms 20 --naive-sample 10 --memory-receipts 1000 --subscribers 100 --days 10

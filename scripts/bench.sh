@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The benchmark (not a test): builds release, then runs the standard set and prints the figures —
+# receipts/s, worker and simulator CPU, peak RSS, Apple calls, the ratio to the ideal and to the
+# naive baseline, and the due policy's calls and lags — with PASS/MISS per target.
+#   scripts/bench.sh                           # the whole set (~8 min on 2 cores, ~2 GB of temp disk)
+#   scripts/bench.sh --memory-receipts 0       # without the 1,000,000-receipt memory run
+#   scripts/bench.sh --receipts 50000          # any `subrecon-bench all` option
+# Single measurements: .build/release/subrecon-bench throughput|due-policy|transport --help.
+# BENCH_SCRATCH_PATH=DIR builds in DIR instead of .build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+scratch="${BENCH_SCRATCH_PATH:-.build}"
+swift build -c release --scratch-path "$scratch" --product subrecon
+swift build -c release --scratch-path "$scratch" --product subrecon-bench
+bin="$(swift build -c release --scratch-path "$scratch" --show-bin-path)"
+exec "$bin/subrecon-bench" all --subrecon "$bin/subrecon" "$@"
