@@ -1,17 +1,18 @@
 /// A tiny seeded random generator, so padding, shuffles and fault selection are
-/// deterministic (the same receipt always gets the same answer at the same time).
-struct SplitMix64: RandomNumberGenerator {
+/// deterministic (the same receipt always gets the same answer at the same time). Public so the
+/// benchmark generates its data with the same generator.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    init(seed: Int64) {
+    public init(seed: Int64) {
         state = UInt64(bitPattern: seed)
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -20,7 +21,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// A well-mixed hash of one value, for stateless per-id decisions.
-    static func mix(_ value: UInt64) -> UInt64 {
+    public static func mix(_ value: UInt64) -> UInt64 {
         var generator = SplitMix64(seed: value)
         return generator.next()
     }

@@ -1,25 +1,20 @@
-/// A small seeded generator (SplitMix64), so every generated receipt and subscriber is the same
-/// from one benchmark run to the next: the figures compare like with like.
+import AppStoreSimulator
+
+/// The simulator's seeded generator (SplitMix64), so every generated receipt and subscriber is
+/// the same from one benchmark run to the next: the figures compare like with like.
 struct BenchRandom: RandomNumberGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     init(seed: UInt64) {
-        state = seed
+        generator = SplitMix64(seed: seed)
     }
 
     /// A generator for item `index` of the stream `stream` (different streams don't overlap).
     init(stream: UInt64, index: Int64) {
-        var mixer = BenchRandom(seed: stream &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: index))
-        state = mixer.next()
+        generator = SplitMix64(seed: SplitMix64.mix(stream &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: index)))
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// A uniform value in 0 ..< 1.
     mutating func unit() -> Double {
