@@ -138,10 +138,4 @@ final class SelfSignedTLSServer {
         case certificateNotCreated
         case serverDidNotStart(String)
     }
-
-    static var opensslAvailable: Bool {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-            FileManager.default.isExecutableFile(atPath: "\($0)/openssl")
-        }
-    }
 }
