@@ -29,13 +29,19 @@ enum SubreconBinary {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String], stdin: Data?) throws -> Result {
+    /// The binary with exactly `environment` plus PATH.
+    private static func makeProcess(_ arguments: [String], environment: [String: String]) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         var env = environment
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         process.environment = env
+        return process
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String], stdin: Data?) throws -> Result {
+        let process = makeProcess(arguments, environment: environment)
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -56,12 +62,7 @@ enum SubreconBinary {
 
     /// Starts the binary without waiting (for kill tests); output goes to files in `folder`.
     static func start(_ arguments: [String], environment: [String: String], folder: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        var env = environment
-        env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        process.environment = env
+        let process = makeProcess(arguments, environment: environment)
         FileManager.default.createFile(atPath: folder + "/child.out", contents: nil)
         FileManager.default.createFile(atPath: folder + "/child.err", contents: nil)
         process.standardOutput = FileHandle(forWritingAtPath: folder + "/child.out")
