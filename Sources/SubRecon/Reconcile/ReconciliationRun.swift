@@ -275,11 +275,7 @@ public struct ReconciliationRun: Sendable {
         let nowMs = clock()
         let reconciler = self.reconciler
         let requests = batch.map { receipt, outcome in
-            var periodKeys: [String] = []
-            if case .answered(let response, _) = outcome { periodKeys = response.transactions.compactMap(\.periodKey) }
-            return ReceiptReconciliation(receipt: receipt, periodKeys: periodKeys) { snapshot in
-                reconciler.reconcile(outcome, snapshot: snapshot, nowMs: nowMs, runID: runID)
-            }
+            ReceiptReconciliation(receipt: receipt, outcome: outcome, reconciler: reconciler, nowMs: nowMs, runID: runID)
         }
         let updates = try await store.reconcile(requests, runID: runID, write: !dryRun)
         for (update, (receipt, _)) in zip(updates, batch) {

@@ -91,12 +91,35 @@ extension AppDatabase: SubscriptionStore {
         // One transaction for the batch: each receipt's writes are all in or all out, and a
         // crash loses at most the batch, whose receipts are simply still due.
         return try await self.write("writing receipts' outcomes") { db in
-            try batch.map { item in
+            let updates = try batch.map { item in
                 let update = item.decide(try Self.snapshot(db, receipt: item.receipt, periodKeys: item.periodKeys))
                 try Self.apply(update, runID: runID, db: db)
                 return update
             }
+            if let runID { try Self.addToRunCounters(updates, runID: runID, db: db) }
+            return updates
         }
+    }
+
+    /// The run's counters move once per batch, in the batch's transaction (so they always agree
+    /// with its run items), rather than once per receipt.
+    static func addToRunCounters(_ updates: [ReceiptUpdate], runID: Int64, db: Database) throws {
+        var verified = 0, updated = 0, unchanged = 0, invalid = 0, failed = 0
+        for update in updates {
+            switch update.runItem.outcome {
+            case .updated: verified += 1; updated += 1
+            case .unchanged: verified += 1; unchanged += 1
+            case .invalid, .accountGone: verified += 1; invalid += 1
+            case .failed: failed += 1
+            case .skipped: break
+            }
+        }
+        try db.cachedStatement(
+            sql: """
+                UPDATE runs SET verified = verified + ?, updated = updated + ?, unchanged = unchanged + ?,
+                    invalid = invalid + ?, failed = failed + ? WHERE id = ?
+                """
+        ).execute(arguments: [verified, updated, unchanged, invalid, failed, runID])
     }
 
     static func snapshot(_ db: Database, receipt: ReceiptToVerify, periodKeys: [String]) throws -> ReceiptSnapshot {
@@ -108,17 +131,21 @@ extension AppDatabase: SubscriptionStore {
         let current = try row.map(ReceiptToVerify.init(row:)) ?? receipt
         let failures: Int = row?["consecutive_failures"] ?? 0
         var subscriptions: [String: StoredSubscription] = [:]
-        for subscription in try StoredSubscription.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM subscriptions WHERE user_id = ?"), arguments: [receipt.userID])
-        {
+        let subscriptionRows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: "SELECT \(StoredSubscription.selectedColumns) FROM subscriptions WHERE user_id = ?"),
+            arguments: [receipt.userID])
+        while let row = try subscriptionRows.next() {
+            let subscription = try StoredSubscription(selectedRow: row)
             subscriptions[subscription.originalTransactionID] = subscription
         }
         var renewals: [String: RenewalRecord] = [:]
         if !periodKeys.isEmpty {
-            let statement = try db.cachedStatement(sql: "SELECT * FROM renewals WHERE user_id = ? AND period_key = ?")
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(RenewalRecord.selectedColumns) FROM renewals WHERE user_id = ? AND period_key = ?")
             for key in Set(periodKeys) {
-                if let record = try RenewalRecord.fetchOne(statement, arguments: [receipt.userID, key]) {
-                    renewals[key] = record
+                if let row = try Row.fetchOne(statement, arguments: [receipt.userID, key]) {
+                    renewals[key] = RenewalRecord(selectedRow: row)
                 }
             }
         }
@@ -236,16 +263,6 @@ extension AppDatabase: SubscriptionStore {
                     ])
                 }
             }
-            let o = item.outcome
-            try db.cachedStatement(
-                sql: """
-                    UPDATE runs SET verified = verified + ?, updated = updated + ?, unchanged = unchanged + ?,
-                        invalid = invalid + ?, failed = failed + ? WHERE id = ?
-                    """
-            ).execute(arguments: [
-                [.updated, .unchanged, .invalid, .accountGone].contains(o) ? 1 : 0, o == .updated ? 1 : 0,
-                o == .unchanged ? 1 : 0, (o == .invalid || o == .accountGone) ? 1 : 0, o == .failed ? 1 : 0, runID,
-            ])
         }
     }
 

@@ -27,3 +27,21 @@ public struct RenewalRecord: Sendable, Equatable, Codable, FetchableRecord {
         case firstSeenRunID = "first_seen_run_id", firstSeenAt = "first_seen_at"
     }
 }
+
+extension RenewalRecord {
+    /// The columns `init(selectedRow:)` reads, in its order (see `StoredSubscription.selectedColumns`).
+    static let selectedColumns = """
+        user_id, period_key, transaction_id, original_transaction_id, web_order_line_item_id, product_id,
+        purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period, is_in_intro_offer_period,
+        receipt_id, first_seen_run_id, first_seen_at
+        """
+
+    /// A row of `SELECT \(selectedColumns) FROM renewals`.
+    init(selectedRow row: Row) {
+        self.init(
+            userID: row[0], periodKey: row[1], transactionID: row[2], originalTransactionID: row[3],
+            webOrderLineItemID: row[4], productID: row[5], purchaseDateMs: row[6], expiresDateMs: row[7],
+            cancellationDateMs: row[8], isTrialPeriod: row[9], isInIntroOfferPeriod: row[10], receiptID: row[11],
+            firstSeenRunID: row[12], firstSeenAt: row[13])
+    }
+}

@@ -61,4 +61,17 @@ public struct ReceiptReconciliation: Sendable {
         self.periodKeys = periodKeys
         self.decide = decide
     }
+
+    /// The batch item for one verification outcome: reads the periods the answer names and lets
+    /// `reconciler` decide against what is stored.
+    public init(
+        receipt: ReceiptToVerify, outcome: VerificationOutcome, reconciler: ReceiptReconciler, nowMs: Int64,
+        runID: Int64?
+    ) {
+        var periodKeys: [String] = []
+        if case .answered(let response, _) = outcome { periodKeys = response.transactions.compactMap(\.periodKey) }
+        self.init(receipt: receipt, periodKeys: periodKeys) { snapshot in
+            reconciler.reconcile(outcome, snapshot: snapshot, nowMs: nowMs, runID: runID)
+        }
+    }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import SubRecon
+
+/// The reconciliation reads stored subscriptions and renewal records by column position (its hot
+/// path); GRDB's Codable decoding of `SELECT *` reads them by name. Both must give the same values
+/// for every column, set or NULL, or a reordered column list would silently swap fields.
+@Suite struct StoreRowDecodingTests {
+    static let full = StoredSubscription(
+        userID: "user-1", originalTransactionID: "1000000001", receiptID: 1, productID: "com.example.monthly",
+        status: .gracePeriod, expiresDateMs: 1_700_000_000_001, autoRenewStatus: true,
+        autoRenewProductID: "com.example.yearly", expirationIntent: 2, gracePeriodExpiresDateMs: 1_700_000_000_002,
+        isInBillingRetry: true, cancellationDateMs: 1_700_000_000_003, ownershipType: "FAMILY_SHARED",
+        environment: .sandbox, lastVerifiedAt: 1_700_000_000_004, firstSeenAt: 1_700_000_000_005,
+        updatedAt: 1_700_000_000_006, flag: "kept: answer older than stored")
+    static let sparse = StoredSubscription(
+        userID: "user-1", originalTransactionID: "1000000002", receiptID: nil, productID: "com.example.yearly",
+        status: .expired, expiresDateMs: 1_600_000_000_000, autoRenewStatus: nil, autoRenewProductID: nil,
+        expirationIntent: nil, gracePeriodExpiresDateMs: nil, isInBillingRetry: nil, cancellationDateMs: nil,
+        ownershipType: nil, environment: .production, lastVerifiedAt: 7, firstSeenAt: 8, updatedAt: 9, flag: nil)
+    static let renewalFull = RenewalRecord(
+        userID: "user-1", periodKey: "wo:2000000001", transactionID: "1000000011", originalTransactionID: "1000000001",
+        webOrderLineItemID: "2000000001", productID: "com.example.monthly", purchaseDateMs: 1_699_000_000_000,
+        expiresDateMs: 1_700_000_000_001, cancellationDateMs: 1_699_500_000_000, isTrialPeriod: true,
+        isInIntroOfferPeriod: true, receiptID: 1, firstSeenRunID: 1, firstSeenAt: 1_700_000_000_010)
+    static let renewalSparse = RenewalRecord(
+        userID: "user-1", periodKey: "tx:1000000012", transactionID: "1000000012", originalTransactionID: "1000000002",
+        webOrderLineItemID: nil, productID: "com.example.yearly", purchaseDateMs: nil, expiresDateMs: 1_600_000_000_000,
+        cancellationDateMs: nil, isTrialPeriod: false, isInIntroOfferPeriod: false, receiptID: nil, firstSeenRunID: nil,
+        firstSeenAt: 11)
+
+    @Test func positionalReadsMatchReadsByName() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-rows-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = try AppDatabase.open(path: folder + "/rows.sqlite")
+        let receipt = ReceiptToVerify(id: 1, userID: "user-1", receiptData: "MIIT", environment: nil)
+        let runID = try await database.startRun(kind: .nightly, targetUserID: nil, receiptsTotal: 1, nowMs: 1)
+        try await database.writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO receipts (id, user_id, receipt_data, product_id) VALUES (1, 'user-1', 'MIIT', 'p')")
+            let update = ReceiptUpdate(
+                receiptID: 1, userID: "user-1", subscriptions: [Self.full, Self.sparse],
+                newRenewals: [Self.renewalFull, Self.renewalSparse], renewalCancellations: [], receipt: nil,
+                runItem: RunItem(
+                    receiptID: 1, userID: "user-1", outcome: .updated, appleStatus: 0, environment: .sandbox,
+                    oldStatus: nil, newStatus: .gracePeriod, oldExpiresDateMs: nil,
+                    newExpiresDateMs: 1_700_000_000_001, message: nil, recordedAt: 1))
+            try AppDatabase.apply(update, runID: runID, db: db)
+        }
+
+        let (snapshot, byName, renewalsByName) = try await database.writer.read { db in
+            (
+                try AppDatabase.snapshot(db, receipt: receipt, periodKeys: ["wo:2000000001", "tx:1000000012", "absent"]),
+                try StoredSubscription.fetchAll(db, sql: "SELECT * FROM subscriptions ORDER BY original_transaction_id"),
+                try RenewalRecord.fetchAll(db, sql: "SELECT * FROM renewals ORDER BY period_key")
+            )
+        }
+        #expect(byName == [Self.full, Self.sparse])
+        #expect(snapshot.subscriptions == ["1000000001": Self.full, "1000000002": Self.sparse])
+        #expect(renewalsByName == [Self.renewalSparse, Self.renewalFull])
+        #expect(snapshot.renewals == ["wo:2000000001": Self.renewalFull, "tx:1000000012": Self.renewalSparse])
+    }
+}
