@@ -19,5 +19,5 @@ struct SubreconBench: AsyncParsableCommand {
               subrecon-bench due-policy --subscribers 2000 --days 30
               subrecon-bench all
             """,
-        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, AllCommand.self, TransportCommand.self])
+        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self])
 }
