@@ -80,7 +80,10 @@ public final class AppStoreSimulator: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+                    // No outbound header validation: the simulator writes only its own fixed, well-formed
+                    // headers, and the check showed up in profiles of every response.
+                    try pipeline.configureHTTPServerPipeline(
+                        withPipeliningAssistance: true, withErrorHandling: true, withOutboundHeaderValidation: false)
                     try pipeline.addHandler(NIOHTTPServerRequestAggregator(maxContentLength: Self.maxRequestBodyBytes))
                     try pipeline.addHandler(SimulatorChannelHandler(router: router))
                 }
