@@ -14,7 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         // libcurl from the system (libcurl4-openssl-dev), plus typed wrappers for its variadic calls.
@@ -31,7 +31,11 @@ let package = Package(
         // A fake App Store verifyReceipt service: scenarios, clock, fault injection, HTTP server.
         .target(
             name: "AppStoreSimulator",
-            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         // Everything subrecon does; the executable only parses arguments and calls in here.
         .target(
@@ -69,7 +73,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPTransportTests",
-            dependencies: ["SubReconHTTP", .product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: [
+                "SubReconHTTP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "AppStoreSimulatorTests",

@@ -1,6 +1,6 @@
-import FlyingFox
-import FlyingSocks
-import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 /// A local HTTP server that answers like Apple's legacy verifyReceipt service, for the demo, the
@@ -17,9 +17,10 @@ public final class AppStoreSimulator: Sendable {
     }
 
     private struct Running: Sendable {
-        let server: HTTPServer
-        let task: Task<Void, Never>
+        let channel: any Channel
+        let group: MultiThreadedEventLoopGroup
         let host: String
+        let port: UInt16
     }
 
     private enum Lifecycle: Sendable {
@@ -32,7 +33,6 @@ public final class AppStoreSimulator: Sendable {
     public let options: SimulatorOptions
     private let faults = FaultInjector()
     private let recorder = StatisticsRecorder()
-    private let port = ListeningPort()
     private let lifecycle = Mutex<Lifecycle>(.idle)
 
     public init(options: SimulatorOptions = SimulatorOptions()) {
@@ -48,86 +48,87 @@ public final class AppStoreSimulator: Sendable {
             state = .starting
         }
         do {
-            let (server, task, actualPort) = try await launch(host: host, port: requestedPort)
-            port.value = actualPort
-            lifecycle.withLock { $0 = .running(Running(server: server, task: task, host: host)) }
-            return actualPort
+            let running = try await launch(host: host, port: requestedPort)
+            lifecycle.withLock { $0 = .running(running) }
+            return running.port
         } catch {
             lifecycle.withLock { $0 = .idle }
             throw error
         }
     }
 
-    private func launch(host: String, port requestedPort: UInt16) async throws -> (HTTPServer, Task<Void, Never>, UInt16) {
-        let handler = SimulatorHTTPHandler(
+    /// Requests with a larger body are refused (413, or a close once the body is under way) rather
+    /// than buffered: real ones carry a few KB of receipt, more with large paddings.
+    static let maxRequestBodyBytes = 256 * 1024
+
+    private func launch(host: String, port requestedPort: UInt16) async throws -> Running {
+        let router = SimulatorRequestRouter(
             responder: VerifyReceiptResponder(sharedSecret: options.sharedSecret, bundleID: options.bundleID),
             clock: options.clock,
             latency: options.latency,
+            requestTimeout: options.requestTimeout,
             faults: faults,
-            statistics: recorder,
-            serverPort: port)
-        let config = HTTPServer.Configuration(
-            address: try sockaddr_in.inet(ip4: host, port: requestedPort),
-            timeout: Self.seconds(options.requestTimeout),
-            // Bodies up to this size are read in one go; larger ones go through FlyingFox's slower
-            // streaming path. Requests carry a few KB of receipt (more with big paddings).
-            sharedRequestBufferSize: 256 * 1024,
-            pool: Self.makeSocketPool(),
-            logger: .disabled)
-        let server = HTTPServer(config: config, handler: handler)
-        let failure = Mutex<(any Error)?>(nil)
-        let finished = Atomic<Bool>(false)
-        let task = Task {
-            do {
-                try await server.run()
-            } catch {
-                failure.withLock { $0 = error }
+            statistics: recorder)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, options.eventLoopThreads))
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            // Lets `subrecon simulator --port N` restart at once while old connections sit in TIME_WAIT.
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            // Essential, not a default to trust: with Nagle a keep-alive answer's body waited ~40 ms
+            // for the client's delayed ACK of its headers.
+            .childChannelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    // No outbound header validation: the simulator writes only its own fixed, well-formed
+                    // headers, and the check showed up in profiles of every response.
+                    try pipeline.configureHTTPServerPipeline(
+                        withPipeliningAssistance: true, withErrorHandling: true, withOutboundHeaderValidation: false)
+                    try pipeline.addHandler(NIOHTTPServerRequestAggregator(maxContentLength: Self.maxRequestBodyBytes))
+                    try pipeline.addHandler(SimulatorChannelHandler(router: router))
+                }
             }
-            finished.store(true, ordering: .sequentiallyConsistent)
-        }
-        // Poll rather than `waitUntilListening`, so a bind failure surfaces at once with its own error.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while await !server.isListening {
-            if finished.load(ordering: .sequentiallyConsistent) {
-                throw failure.withLock { $0 } ?? StartError.didNotStartListening
-            }
-            if ContinuousClock.now > deadline {
-                await server.stop()
-                task.cancel()
+        do {
+            let channel = try await bootstrap.bind(host: host, port: Int(requestedPort)).get()
+            guard let actualPort = channel.localAddress?.port else {
+                try? await channel.close()
                 throw StartError.didNotStartListening
             }
-            try await Task.sleep(for: .milliseconds(1))
+            return Running(channel: channel, group: group, host: host, port: UInt16(actualPort))
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
         }
-        guard case .ip4(_, let actualPort)? = await server.listeningAddress else {
-            await server.stop()
-            throw StartError.didNotStartListening
-        }
-        return (server, task, actualPort)
     }
 
-    /// Stops accepting, cancels in-flight requests and waits for the server to finish.
+    /// Stops accepting, drops open connections (with any answers still pending) and waits until
+    /// the event loop threads have ended.
     public func stop() async {
         guard let current = lifecycle.withLock({ state -> Running? in
             guard case .running(let running) = state else { return nil }
             state = .idle
             return running
         }) else { return }
-        await current.server.stop(timeout: 0)
-        await current.task.value
-        port.value = 0
+        try? await current.channel.close()
+        try? await current.group.shutdownGracefully()
     }
 
     /// The port it listens on (0 when not started).
-    public var listeningPort: UInt16 { port.value }
+    public var listeningPort: UInt16 {
+        lifecycle.withLock { state in
+            if case .running(let running) = state { return running.port }
+            return 0
+        }
+    }
 
     /// `http://127.0.0.1:PORT` (or the host it was started on).
     public var baseURL: String {
-        let host = lifecycle.withLock { state -> String in
-            if case .running(let running) = state { return running.host }
-            return "127.0.0.1"
+        let (host, port) = lifecycle.withLock { state -> (String, UInt16) in
+            if case .running(let running) = state { return (running.host, running.port) }
+            return ("127.0.0.1", 0)
         }
         let urlHost = host == "0.0.0.0" ? "127.0.0.1" : host
-        return "http://\(urlHost):\(port.value)"
+        return "http://\(urlHost):\(port)"
     }
 
     /// The production endpoint, `http://127.0.0.1:PORT/verifyReceipt`.
@@ -162,19 +163,5 @@ public final class AppStoreSimulator: Sendable {
     /// Removes every fault plan.
     public func clearFaults() {
         faults.clear()
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return max(1, TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
-    }
-
-    private static func makeSocketPool() -> any AsyncSocketPool {
-        #if os(Linux)
-        // More events per epoll_wait than the default 20: benchmarks hold 64–128 connections.
-        return NoDelaySocketPool(base: SocketPool<ePoll>.ePoll(maxEvents: 256))
-        #else
-        return NoDelaySocketPool(base: HTTPServer.defaultPool())
-        #endif
     }
 }

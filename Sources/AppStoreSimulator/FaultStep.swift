@@ -8,11 +8,11 @@ public enum FaultStep: Sendable, Hashable {
     /// A non-200 HTTP answer (e.g. 503, 429) with an optional `Retry-After` header in seconds.
     case httpError(Int, retryAfterSeconds: Int? = nil)
     /// Wait this long before answering normally (use longer than the client's timeout). A stall
-    /// past `SimulatorOptions.requestTimeout` ends with FlyingFox's HTTP 500 at that timeout.
+    /// past `SimulatorOptions.requestTimeout` ends with HTTP 500 at that timeout.
     case stall(Duration)
     /// Send the real answer's headers (with its full Content-Length) and about half its body, then close.
     case truncatedBody
-    /// Close the connection without sending anything (FIN, then RST); see `AppStoreSimulator`.
+    /// Drop the connection without sending anything: a TCP RST (SO_LINGER 0), so the client reads ECONNRESET.
     case connectionReset
     /// HTTP 200 with an HTML error page instead of JSON.
     case nonJSONBody

@@ -161,6 +161,71 @@ func withSimulator<T>(
         }
     }
 
+    @Test func requestBodiesUpTo256KBAreReadAndLargerOnesRefused() async throws {
+        try await withSimulator(clockOptions) { simulator in
+            let port = simulator.listeningPort
+            let limit = 256 * 1024
+            let padding = limit - requestBody("").count
+            let largest = requestBody(String(repeating: "A", count: padding))
+            let tooLarge = requestBody(String(repeating: "A", count: padding + 1))
+            let valid = receiptBody(.active)
+            let (accepted, refused, after) = try await onDedicatedThread { () -> (Int?, Int, Int?) in
+                let connection = try RawHTTPConnection(port: port)
+                connection.send(path: "/verifyReceipt", body: largest)
+                let accepted = (try? DecodedAnswer(try connection.readResponse().body))?.status
+                connection.send(path: "/verifyReceipt", body: tooLarge)
+                let refused = try connection.readResponse().status
+                // Announced by Content-Length, so it was refused without reading: the connection goes on.
+                connection.send(path: "/verifyReceipt", body: valid)
+                let after = (try? DecodedAnswer(try connection.readResponse().body))?.status
+                return (accepted, refused, after)
+            }
+            #expect(largest.count == limit)
+            #expect(accepted == 21002, "read whole and answered (not a simulator receipt)")
+            #expect(refused == 413)
+            #expect(after == 0)
+            #expect(simulator.statistics().totalRequests == 2, "the refused one never reached the simulator")
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withSimulator(clockOptions) { simulator in
+            // The first answer is held back; the second must still come after it.
+            simulator.setFaults(FaultPlan(extraLatency: .milliseconds(200)), forSubscriberID: 1)
+            let port = simulator.listeningPort
+            let slow = receiptBody(.active, id: 1)
+            let fast = requestBody("not a receipt")
+            let statuses = try await onDedicatedThread { () -> [Int?] in
+                let connection = try RawHTTPConnection(port: port)
+                connection.send(path: "/verifyReceipt", body: slow)
+                connection.send(path: "/verifyReceipt", body: fast)
+                return (0..<2).map { _ in (try? DecodedAnswer(try connection.readResponse().body))?.status }
+            }
+            #expect(statuses == [0, 21002])
+        }
+    }
+
+    @Test func connectionCloseIsHonoured() async throws {
+        try await withSimulator(clockOptions) { simulator in
+            let port = simulator.listeningPort
+            let body = receiptBody(.active)
+            let (response, next) = try await onDedicatedThread { () -> (RawHTTPConnection.Response, RawHTTPConnection.Failure?) in
+                let connection = try RawHTTPConnection(port: port)
+                connection.send(path: "/verifyReceipt", body: body, extraHeaders: "Connection: close\r\n")
+                let response = try connection.readResponse()
+                do {
+                    _ = try connection.readResponse()
+                    return (response, nil)
+                } catch let failure as RawHTTPConnection.Failure {
+                    return (response, failure)
+                }
+            }
+            #expect(response.status == 200)
+            #expect(response.headers["connection"]?.lowercased() == "close")
+            #expect(next == .closed(received: [], reset: false), "the server closes after answering")
+        }
+    }
+
     @Test func stopReleasesThePort() async throws {
         let simulator = AppStoreSimulator(options: clockOptions)
         let port = try await simulator.start()

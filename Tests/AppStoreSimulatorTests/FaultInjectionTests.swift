@@ -160,11 +160,12 @@ import Testing
                     return failure
                 }
             }
-            guard case .closed(let received, _)? = failure else {
+            guard case .closed(let received, let reset)? = failure else {
                 Issue.record("expected the connection to be dropped, got \(String(describing: failure))")
                 return
             }
             #expect(received.isEmpty, "no response bytes before the drop")
+            #expect(reset, "a TCP RST (ECONNRESET), not an orderly close")
             #expect(simulator.statistics().faultsInjected["connectionReset"] == 1)
             #expect(try await send(simulator.productionURL, body: request).appleStatus == 0)
         }
