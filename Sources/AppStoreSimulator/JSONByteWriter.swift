@@ -46,7 +46,7 @@ struct JSONByteWriter {
 
     mutating func number(_ value: Int64) {
         separate()
-        appendDigits(value)
+        bytes.appendDecimal(value)
         needsComma = true
     }
 
@@ -71,7 +71,7 @@ struct JSONByteWriter {
         key(name)
         separate()
         bytes.append(UInt8(ascii: "\""))
-        appendDigits(value)
+        bytes.appendDecimal(value)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -91,6 +91,16 @@ struct JSONByteWriter {
         needsComma = true
     }
 
+    /// A string value whose bytes `write` appends and which need no escaping (e.g. base64), so
+    /// large values skip building a `String` and the escape scan.
+    mutating func unescapedString(_ write: (inout [UInt8]) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        write(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     /// Raw bytes that are already valid JSON for one value (e.g. a pre-rendered string).
     mutating func rawValue(_ json: some Sequence<UInt8>) {
         separate()
@@ -100,27 +110,6 @@ struct JSONByteWriter {
 
     private mutating func separate() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
-    }
-
-    private mutating func appendDigits(_ value: Int64) {
-        if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-        }
-        var magnitude = value.magnitude
-        var reversed: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                       UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &reversed) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            for index in stride(from: count - 1, through: 0, by: -1) {
-                bytes.append(buffer[index])
-            }
-        }
     }
 
     private mutating func appendQuoted(_ value: String) {
