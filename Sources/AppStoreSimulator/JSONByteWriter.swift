@@ -31,10 +31,14 @@ struct JSONByteWriter {
         needsComma = true
     }
 
-    mutating func key(_ name: String) {
+    /// Keys are `StaticString`s: always literals here, so they need no escape scan, and date
+    /// suffixes are appended without building a `String`.
+    mutating func key(_ name: StaticString, suffix: StaticString = "") {
         separate()
-        appendQuoted(name)
-        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        suffix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: "\":".utf8)
         needsComma = false
     }
 
@@ -56,19 +60,19 @@ struct JSONByteWriter {
         needsComma = true
     }
 
-    mutating func field(_ name: String, _ value: String) {
+    mutating func field(_ name: StaticString, _ value: String) {
         key(name)
         string(value)
     }
 
-    mutating func field(_ name: String, number value: Int64) {
+    mutating func field(_ name: StaticString, number value: Int64) {
         key(name)
         number(value)
     }
 
     /// A number written as a JSON string, the way Apple sends ids and `_ms` timestamps.
-    mutating func field(_ name: String, digits value: Int64) {
-        key(name)
+    mutating func field(_ name: StaticString, suffix: StaticString = "", digits value: Int64) {
+        key(name, suffix: suffix)
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.appendDecimal(value)
@@ -77,14 +81,14 @@ struct JSONByteWriter {
     }
 
     /// Apple's date triple: `name` (Etc/GMT), `name_ms` and `name_pst` (America/Los_Angeles).
-    mutating func dateFields(_ name: String, _ ms: Int64) {
+    mutating func dateFields(_ name: StaticString, _ ms: Int64) {
         key(name)
         bytes.append(UInt8(ascii: "\""))
         AppleDateFormat.appendUTC(ms, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
-        field(name + "_ms", digits: ms)
-        key(name + "_pst")
+        field(name, suffix: "_ms", digits: ms)
+        key(name, suffix: "_pst")
         bytes.append(UInt8(ascii: "\""))
         AppleDateFormat.appendPacific(ms, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
