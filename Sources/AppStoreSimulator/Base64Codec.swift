@@ -21,30 +21,32 @@ enum Base64Codec {
         (byteCount + 2) / 3 * 4
     }
 
+    /// Two characters per 12-bit value, first character in the low byte: the encoder then does
+    /// two lookups and two 16-bit stores per 3 input bytes instead of four of each (~2x faster).
+    private static let pairs: [UInt16] = (0..<4096).map {
+        UInt16(alphabet[$0 >> 6]) | UInt16(alphabet[$0 & 0x3F]) << 8
+    }
+
     /// Appends the padded base64 of `input` to `output`.
     static func encode(_ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) {
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: encodedCount(of: input.count)))
-        alphabet.withUnsafeBufferPointer { table in
-            output.withUnsafeMutableBufferPointer { out in
-                func character(_ bits: UInt32) -> UInt8 { table[Int(bits & 0x3F)] }
+        pairs.withUnsafeBufferPointer { pairs in
+            output.withUnsafeMutableBytes { out in
                 var i = 0
                 var o = start
                 while i + 3 <= input.count {
-                    let bits = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-                    out[o] = character(bits >> 18)
-                    out[o + 1] = character(bits >> 12)
-                    out[o + 2] = character(bits >> 6)
-                    out[o + 3] = character(bits)
+                    let bits = Int(input[i]) << 16 | Int(input[i + 1]) << 8 | Int(input[i + 2])
+                    out.storeBytes(of: pairs[bits >> 12].littleEndian, toByteOffset: o, as: UInt16.self)
+                    out.storeBytes(of: pairs[bits & 0xFFF].littleEndian, toByteOffset: o + 2, as: UInt16.self)
                     i += 3
                     o += 4
                 }
                 let rest = input.count - i
                 guard rest > 0 else { return }
-                let bits = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
-                out[o] = character(bits >> 18)
-                out[o + 1] = character(bits >> 12)
-                out[o + 2] = rest == 2 ? character(bits >> 6) : pad
+                let bits = Int(input[i]) << 16 | (rest == 2 ? Int(input[i + 1]) << 8 : 0)
+                out.storeBytes(of: pairs[bits >> 12].littleEndian, toByteOffset: o, as: UInt16.self)
+                out[o + 2] = rest == 2 ? alphabet[bits >> 6 & 0x3F] : pad
                 out[o + 3] = pad
             }
         }
