@@ -70,29 +70,32 @@ enum AppleDateFormat {
         floorMod(days + 4, 7)
     }
 
+    /// `yyyy-MM-dd HH:mm:ss`, built in a fixed 19-byte buffer and appended once (years outside
+    /// 0...9999 keep their last four digits, as before).
     private static func appendTimestamp(seconds: Int64, to bytes: inout [UInt8]) {
         let days = floorDiv(seconds, secondsPerDay)
-        let secondOfDay = seconds - days * secondsPerDay
+        let secondOfDay = Int(seconds - days * secondsPerDay)
         let date = civilDate(fromDays: days)
-        appendPadded(date.year, width: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendPadded(date.month, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendPadded(date.day, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: " "))
-        appendPadded(secondOfDay / 3600, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendPadded(secondOfDay % 3600 / 60, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendPadded(secondOfDay % 60, width: 2, to: &bytes)
-    }
-
-    private static func appendPadded(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-            divisor /= 10
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            func put(_ value: Int, at offset: Int) {
+                buffer[offset] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / 10)
+                buffer[offset + 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value % 10)
+            }
+            let year = Int(floorMod(date.year, 10_000))
+            put(year / 100, at: 0)
+            put(year % 100, at: 2)
+            buffer[4] = UInt8(ascii: "-")
+            put(Int(date.month), at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(Int(date.day), at: 8)
+            buffer[10] = UInt8(ascii: " ")
+            put(secondOfDay / 3600, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(secondOfDay % 3600 / 60, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, at: 17)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<19]))
         }
     }
 

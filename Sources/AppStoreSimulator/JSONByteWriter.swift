@@ -31,10 +31,14 @@ struct JSONByteWriter {
         needsComma = true
     }
 
-    mutating func key(_ name: String) {
+    /// Keys are `StaticString`s: always literals here, so they need no escape scan, and date
+    /// suffixes are appended without building a `String`.
+    mutating func key(_ name: StaticString, suffix: StaticString = "") {
         separate()
-        appendQuoted(name)
-        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        suffix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: "\":".utf8)
         needsComma = false
     }
 
@@ -46,7 +50,7 @@ struct JSONByteWriter {
 
     mutating func number(_ value: Int64) {
         separate()
-        appendDigits(value)
+        bytes.appendDecimal(value)
         needsComma = true
     }
 
@@ -56,37 +60,47 @@ struct JSONByteWriter {
         needsComma = true
     }
 
-    mutating func field(_ name: String, _ value: String) {
+    mutating func field(_ name: StaticString, _ value: String) {
         key(name)
         string(value)
     }
 
-    mutating func field(_ name: String, number value: Int64) {
+    mutating func field(_ name: StaticString, number value: Int64) {
         key(name)
         number(value)
     }
 
     /// A number written as a JSON string, the way Apple sends ids and `_ms` timestamps.
-    mutating func field(_ name: String, digits value: Int64) {
-        key(name)
+    mutating func field(_ name: StaticString, suffix: StaticString = "", digits value: Int64) {
+        key(name, suffix: suffix)
         separate()
         bytes.append(UInt8(ascii: "\""))
-        appendDigits(value)
+        bytes.appendDecimal(value)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
 
     /// Apple's date triple: `name` (Etc/GMT), `name_ms` and `name_pst` (America/Los_Angeles).
-    mutating func dateFields(_ name: String, _ ms: Int64) {
+    mutating func dateFields(_ name: StaticString, _ ms: Int64) {
         key(name)
         bytes.append(UInt8(ascii: "\""))
         AppleDateFormat.appendUTC(ms, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
-        field(name + "_ms", digits: ms)
-        key(name + "_pst")
+        field(name, suffix: "_ms", digits: ms)
+        key(name, suffix: "_pst")
         bytes.append(UInt8(ascii: "\""))
         AppleDateFormat.appendPacific(ms, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// A string value whose bytes `write` appends and which need no escaping (e.g. base64), so
+    /// large values skip building a `String` and the escape scan.
+    mutating func unescapedString(_ write: (inout [UInt8]) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        write(&bytes)
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -100,27 +114,6 @@ struct JSONByteWriter {
 
     private mutating func separate() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
-    }
-
-    private mutating func appendDigits(_ value: Int64) {
-        if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-        }
-        var magnitude = value.magnitude
-        var reversed: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                       UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &reversed) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            for index in stride(from: count - 1, through: 0, by: -1) {
-                bytes.append(buffer[index])
-            }
-        }
     }
 
     private mutating func appendQuoted(_ value: String) {

@@ -125,14 +125,19 @@ struct SubscriptionTimeline: Sendable {
             }
             // Renew in bulk up to the next scripted event, so short periods over long spans stay cheap.
             var horizon = now
-            for (pending, time) in [
-                (true, s.cancelAtMs), (failurePending, s.billingFailureAtMs), (downgradePending, s.downgradeAtMs),
-                (upgradePending, s.upgradeAtMs), (refundPending, s.refundAtMs),
-            ] where pending {
+            let renewalsFrom = end
+            // Plain calls rather than a loop over an array literal: that array was a heap
+            // allocation on every pass of this loop, on every request.
+            func stop(at time: Int64?, if pending: Bool = true) {
                 // A time at or before `end` can no longer interrupt these renewals (e.g. an upgrade
                 // scripted inside a billing-retry gap never happens).
-                if let time, time > end { horizon = min(horizon, time) }
+                if pending, let time, time > renewalsFrom { horizon = min(horizon, time) }
             }
+            stop(at: s.cancelAtMs)
+            stop(at: s.billingFailureAtMs, if: failurePending)
+            stop(at: s.downgradeAtMs, if: downgradePending)
+            stop(at: s.upgradeAtMs, if: upgradePending)
+            stop(at: s.refundAtMs, if: refundPending)
             // Periods [end + j*period, end + (j+1)*period) that close strictly before the horizon.
             let quietPeriods = horizon - 1 - end >= period ? (horizon - 1 - end) / period : 0
             let count = max(1, quietPeriods)

@@ -26,7 +26,8 @@ struct ValidReceiptBodyRenderer {
             json.endArray()
             var latest = subscriber
             latest.revision = Int(clamping: timelines.reduce(0) { $0 + $1.transactionCount })
-            json.field("latest_receipt", SimulatedReceipt.encode(latest))
+            json.key("latest_receipt")
+            json.unescapedString { SimulatedReceipt.appendEncoded(latest, to: &$0) }
             json.key("pending_renewal_info")
             json.beginArray()
             // Reverse slot order: array order is no contract, and readers must join on the id.
