@@ -74,7 +74,7 @@ struct AppStoreAnswerScanner {
     }
 
     /// The next value's first byte (after whitespace), not consumed.
-    mutating func peek() throws(Malformed) -> UInt8 {
+    @inline(__always) mutating func peek() throws(Malformed) -> UInt8 {
         skipWhitespace()
         guard index < count else { throw Malformed() }
         return byte(index)
@@ -83,12 +83,13 @@ struct AppStoreAnswerScanner {
     /// Reads one value: a scalar comes back as sent; an object or array is skipped (and validated)
     /// and comes back as `.container`.
     mutating func readValue() throws(Malformed) -> ScannedValue {
-        switch try peek() {
+        let first = try peek()
+        switch first {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             try skipContainer()
             return ScannedValue(kind: .container, bytes: slice(index, index))
         default:
-            return try scanScalar()
+            return try scanScalar(startingWith: first)
         }
     }
 
@@ -170,7 +171,7 @@ struct AppStoreAnswerScanner {
                     afterOpening = true
                     continue
                 }
-                _ = try scanScalar()
+                _ = try scanScalar(startingWith: next)
                 afterOpening = false
                 expectingValue = false
             } else {
@@ -193,8 +194,9 @@ struct AppStoreAnswerScanner {
 
     // MARK: - scalars
 
-    private mutating func scanScalar() throws(Malformed) -> ScannedValue {
-        switch try peek() {
+    /// `first` is the byte at the index (after whitespace).
+    private mutating func scanScalar(startingWith first: UInt8) throws(Malformed) -> ScannedValue {
+        switch first {
         case UInt8(ascii: "\""): return try scanString()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try scanNumber()
         case UInt8(ascii: "t"): return try scanLiteral("true", .true)
@@ -283,7 +285,12 @@ struct AppStoreAnswerScanner {
             // Per byte: zero (for the two above), below 0x20, or with its high bit set.
             let special =
                 ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | word
-            if special & highs != 0 { return }
+            let flagged = special & highs
+            // The lowest flag is exact (borrows only spoil higher bytes): stop right at that byte.
+            guard flagged == 0 else {
+                index += flagged.trailingZeroBitCount >> 3
+                return
+            }
             index += 8
         }
     }
@@ -357,7 +364,7 @@ struct AppStoreAnswerScanner {
 
     // MARK: - bytes
 
-    private mutating func skipWhitespace() {
+    @inline(__always) private mutating func skipWhitespace() {
         while index < count {
             switch byte(index) {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
