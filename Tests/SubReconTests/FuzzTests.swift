@@ -57,6 +57,8 @@ struct FuzzTests {
     /// What one body did, for the non-vacuity checks.
     struct Observation {
         var response: VerifyReceiptResponse?
+        /// How Foundation's decoder, the one replaced, read the same body.
+        var equivalence = DecoderEquivalence.bothRejected
         var decoded: Bool { response != nil }
         var states = 0
         var wroteSubscriptions = false
@@ -67,10 +69,14 @@ struct FuzzTests {
     @discardableResult
     static func check(_ body: [UInt8], label: String, nowMs: Int64 = now) -> Observation {
         var observation = Observation()
+        let scanned = Result { () throws(AppStoreAnswerError) in try VerifyReceiptResponse.decode(body) }
+        // Old and new decoder agree, or the body is malformed JSON that only the old one let through.
+        observation.equivalence = DecoderEquivalence.compare(body, scanned: scanned)
+        if case .differs = observation.equivalence { verify(false, "\(label): \(observation.equivalence)") }
         let response: VerifyReceiptResponse
-        do throws(AppStoreAnswerError) {
-            response = try VerifyReceiptResponse.decode(body)
-        } catch {
+        switch scanned {
+        case .success(let decoded): response = decoded
+        case .failure(let error):
             // Typed throws: it can only be AppStoreAnswerError; its byte count is the body's.
             verify(error == .notJSON(byteCount: body.count), "\(label): \(error)")
             return observation
@@ -223,6 +229,7 @@ struct FuzzTests {
         var decoded = 0
         var rejected = 0
         var withStates = 0
+        var equivalences: [DecoderEquivalence: Int] = [:]
         for index in 0..<2_000 {
             var rng = FuzzRandom(seed: Self.seed, stream: 1, index: UInt64(index))
             let (name, base) = parsed[rng.int(parsed.count)]
@@ -232,10 +239,14 @@ struct FuzzTests {
             let observation = Self.check(body, label: label, nowMs: mutator.rng.pick([Self.now, 1_538_581_908_453, 1_350_157_208_197]))
             if observation.decoded { decoded += 1 } else { rejected += 1 }
             if observation.states > 0 { withStates += 1 }
+            equivalences[observation.equivalence, default: 0] += 1
         }
         // Not vacuous: plenty of both kinds reach the properties.
         #expect(decoded > 500, "\(Self.seedText): only \(decoded) mutated bodies decoded")
         #expect(rejected > 250, "\(Self.seedText): only \(rejected) mutated bodies were rejected")
+        // …and the comparison with Foundation's decoder saw plenty of both too.
+        #expect(equivalences[.same, default: 0] > 500, "\(Self.seedText): \(equivalences)")
+        #expect(equivalences[.bothRejected, default: 0] > 100, "\(Self.seedText): \(equivalences)")
         #expect(withStates > 250, "\(Self.seedText): only \(withStates) bodies derived a subscription")
     }
 
@@ -299,6 +310,7 @@ struct FuzzTests {
                 Issue.record("\(label): a valid body was rejected")
                 continue
             }
+            #expect(DecoderEquivalence.compare(body.bytes()) == .same, "\(label)")
             let storedRow = Self.stored(otid: otid, expires: storedExpiry, environment: .production)
             let update = ReceiptReconciler().reconcile(
                 .answered(response, environment: .production), snapshot: Self.snapshot([storedRow]), nowMs: Self.now, runID: 1)

@@ -5,8 +5,14 @@ import Testing
 /// Tolerant decoding of verifyReceipt answers (reference §3–§5, §9).
 @Suite("VerifyReceiptResponse decoding")
 struct VerifyReceiptResponseTests {
-    private func decode(_ json: String) throws(AppStoreAnswerError) -> VerifyReceiptResponse {
-        try VerifyReceiptResponse.decode(Array(json.utf8))
+    /// Decodes with the single-pass decoder, and checks that Foundation's decoder (the one it
+    /// replaced) read the same body the same way: every case here is also an equivalence case.
+    private func decode(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) throws(AppStoreAnswerError) -> VerifyReceiptResponse {
+        let body = Array(json.utf8)
+        let scanned = Result { () throws(AppStoreAnswerError) in try VerifyReceiptResponse.decode(body) }
+        let equivalence = DecoderEquivalence.compare(body, scanned: scanned)
+        #expect(equivalence == .same || equivalence == .bothRejected, "\(equivalence)", sourceLocation: sourceLocation)
+        return try scanned.get()
     }
 
     /// A body with one `latest_receipt_info` entry whose fields are `fields` (raw JSON members).

@@ -1,6 +1,6 @@
 /// One entry of `latest_receipt_info`, reduced to the fields subrecon uses.
 /// Identifiers stay strings: they are 64-bit digit strings and must never pass through Double.
-public struct AppleTransaction: Sendable, Equatable, Decodable {
+public struct AppleTransaction: Sendable, Equatable {
     public var transactionID: String?
     public var originalTransactionID: String?
     public var webOrderLineItemID: String?
@@ -38,34 +38,87 @@ public struct AppleTransaction: Sendable, Equatable, Decodable {
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
     }
 
-    enum CodingKeys: String, CodingKey {
-        case transaction_id, original_transaction_id, web_order_line_item_id, product_id
-        case purchase_date_ms, purchase_date, expires_date_ms, expires_date
-        case cancellation_date_ms, cancellation_date, cancellation_reason, is_upgraded
-        case is_trial_period, is_in_intro_offer_period, in_app_ownership_type
-        case subscription_group_identifier
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        transactionID = c.lenientString(.transaction_id)
-        originalTransactionID = c.lenientString(.original_transaction_id)
-        webOrderLineItemID = c.lenientString(.web_order_line_item_id)
-        productID = c.lenientString(.product_id)
-        purchaseDateMs = c.lenientMilliseconds(.purchase_date_ms, fallback: .purchase_date)
-        expiresDateMs = c.lenientMilliseconds(.expires_date_ms, fallback: .expires_date)
-        cancellationDateMs = c.lenientMilliseconds(.cancellation_date_ms, fallback: .cancellation_date)
-        cancellationReason = c.lenientString(.cancellation_reason)
-        isUpgraded = c.lenientBool(.is_upgraded) ?? false
-        isTrialPeriod = c.lenientBool(.is_trial_period)
-        isInIntroOfferPeriod = c.lenientBool(.is_in_intro_offer_period)
-        ownershipType = c.lenientString(.in_app_ownership_type)
-        subscriptionGroupIdentifier = c.lenientString(.subscription_group_identifier)
-    }
-
     /// Apple's key for one subscription period (stable across restores); `transaction_id` where it is missing.
     public var periodKey: String? {
         if let webOrderLineItemID { return webOrderLineItemID }
         return transactionID.map { "txn:\($0)" }
+    }
+}
+
+extension AppleTransaction {
+    /// Reads one `latest_receipt_info` object (the scanner is at its `{`).
+    static func read(from scanner: inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> AppleTransaction {
+        var sent = SentFields()
+        try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+            switch key {
+            case .transactionID: try scanner.readFirst(into: &sent.transactionID)
+            case .originalTransactionID: try scanner.readFirst(into: &sent.originalTransactionID)
+            case .webOrderLineItemID: try scanner.readFirst(into: &sent.webOrderLineItemID)
+            case .productID: try scanner.readFirst(into: &sent.productID)
+            case .purchaseDateMs: try scanner.readFirst(into: &sent.purchaseDateMs)
+            case .purchaseDate: try scanner.readFirst(into: &sent.purchaseDate)
+            case .expiresDateMs: try scanner.readFirst(into: &sent.expiresDateMs)
+            case .expiresDate: try scanner.readFirst(into: &sent.expiresDate)
+            case .cancellationDateMs: try scanner.readFirst(into: &sent.cancellationDateMs)
+            case .cancellationDate: try scanner.readFirst(into: &sent.cancellationDate)
+            case .cancellationReason: try scanner.readFirst(into: &sent.cancellationReason)
+            case .isUpgraded: try scanner.readFirst(into: &sent.isUpgraded)
+            case .isTrialPeriod: try scanner.readFirst(into: &sent.isTrialPeriod)
+            case .isInIntroOfferPeriod: try scanner.readFirst(into: &sent.isInIntroOfferPeriod)
+            case .ownershipType: try scanner.readFirst(into: &sent.ownershipType)
+            case .subscriptionGroupIdentifier: try scanner.readFirst(into: &sent.subscriptionGroupIdentifier)
+            }
+        }
+        return AppleTransaction(
+            transactionID: sent.transactionID.text, originalTransactionID: sent.originalTransactionID.text,
+            webOrderLineItemID: sent.webOrderLineItemID.text, productID: sent.productID.text,
+            purchaseDateMs: sent.purchaseDateMs.milliseconds(orDate: sent.purchaseDate),
+            expiresDateMs: sent.expiresDateMs.milliseconds(orDate: sent.expiresDate),
+            cancellationDateMs: sent.cancellationDateMs.milliseconds(orDate: sent.cancellationDate),
+            cancellationReason: sent.cancellationReason.text, isUpgraded: sent.isUpgraded.flag ?? false,
+            isTrialPeriod: sent.isTrialPeriod.flag, isInIntroOfferPeriod: sent.isInIntroOfferPeriod.flag,
+            ownershipType: sent.ownershipType.text, subscriptionGroupIdentifier: sent.subscriptionGroupIdentifier.text)
+    }
+
+    /// The keys read; every other key is skipped.
+    private enum Key {
+        case transactionID, originalTransactionID, webOrderLineItemID, productID, purchaseDateMs, purchaseDate
+        case expiresDateMs, expiresDate, cancellationDateMs, cancellationDate, cancellationReason, isUpgraded
+        case isTrialPeriod, isInIntroOfferPeriod, ownershipType, subscriptionGroupIdentifier
+
+        init?(name: UnsafeRawBufferPointer) {
+            // The length picks the candidates, so most keys cost one comparison.
+            switch name.count {
+            case 10 where name.isKey("product_id"): self = .productID
+            case 11 where name.isKey("is_upgraded"): self = .isUpgraded
+            case 12 where name.isKey("expires_date"): self = .expiresDate
+            case 13 where name.isKey("purchase_date"): self = .purchaseDate
+            case 14 where name.isKey("transaction_id"): self = .transactionID
+            case 15 where name.isKey("expires_date_ms"): self = .expiresDateMs
+            case 15 where name.isKey("is_trial_period"): self = .isTrialPeriod
+            case 16 where name.isKey("purchase_date_ms"): self = .purchaseDateMs
+            case 17 where name.isKey("cancellation_date"): self = .cancellationDate
+            case 19 where name.isKey("cancellation_reason"): self = .cancellationReason
+            case 20 where name.isKey("cancellation_date_ms"): self = .cancellationDateMs
+            case 21 where name.isKey("in_app_ownership_type"): self = .ownershipType
+            case 22 where name.isKey("web_order_line_item_id"): self = .webOrderLineItemID
+            case 23 where name.isKey("original_transaction_id"): self = .originalTransactionID
+            case 24 where name.isKey("is_in_intro_offer_period"): self = .isInIntroOfferPeriod
+            case 29 where name.isKey("subscription_group_identifier"): self = .subscriptionGroupIdentifier
+            default: return nil
+            }
+        }
+    }
+
+    /// The values sent for those keys, read into fields only once the object is complete.
+    private struct SentFields {
+        var transactionID = ScannedValue.absent, originalTransactionID = ScannedValue.absent
+        var webOrderLineItemID = ScannedValue.absent, productID = ScannedValue.absent
+        var purchaseDateMs = ScannedValue.absent, purchaseDate = ScannedValue.absent
+        var expiresDateMs = ScannedValue.absent, expiresDate = ScannedValue.absent
+        var cancellationDateMs = ScannedValue.absent, cancellationDate = ScannedValue.absent
+        var cancellationReason = ScannedValue.absent, isUpgraded = ScannedValue.absent
+        var isTrialPeriod = ScannedValue.absent, isInIntroOfferPeriod = ScannedValue.absent
+        var ownershipType = ScannedValue.absent, subscriptionGroupIdentifier = ScannedValue.absent
     }
 }

@@ -1,42 +1,57 @@
 import Foundation
 
 /// Apple sends almost every value as a string, but producers differ: numbers, booleans and
-/// empty strings all occur for the same key. These helpers read a key whatever its JSON type
-/// and treat `""` and `null` as absent (reference §4.1, §9). They never throw for a type mismatch.
-extension KeyedDecodingContainer {
-    func lenientString(_ key: Key) -> String? {
-        guard contains(key), (try? decodeNil(forKey: key)) == false else { return nil }
-        if let text = try? decode(String.self, forKey: key) { return text.isEmpty ? nil : text }
-        if let number = try? decode(Int64.self, forKey: key) { return String(number) }
-        if let flag = try? decode(Bool.self, forKey: key) { return flag ? "true" : "false" }
-        if let number = try? decode(Double.self, forKey: key), number.isFinite,
-            number == number.rounded(), abs(number) < 9.0e15
-        {
-            return String(Int64(number))
+/// empty strings all occur for the same key. These readings take a value whatever its JSON type
+/// and treat `""` and `null` as absent (reference §4.1, §9). They never fail for a type mismatch.
+extension ScannedValue {
+    /// The value as text: a string as sent, a whole number in decimal digits (see `wholeNumber`),
+    /// a boolean as `true`/`false`; nil for `""`, `null`, a missing key, an object or array, and a
+    /// number that is not a whole Int64.
+    var text: String? {
+        switch kind {
+        case .string: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+        // Never empty: every escape stands for at least one character.
+        case .escapedString: unescapedText()
+        case .integer, .decimal: wholeNumber.map { String($0) }
+        case .true: "true"
+        case .false: "false"
+        case .absent, .null, .container: nil
         }
+    }
+
+    /// Epoch milliseconds from a `<name>_ms` value, falling back to `fallback` (the `<name>` key)
+    /// in Apple's `yyyy-MM-dd HH:mm:ss Etc/GMT` form, or holding bare digits (iOS 6 receipts).
+    /// The fallback is read only when the `_ms` value is absent, not when it is unreadable.
+    func milliseconds(orDate fallback: ScannedValue = .absent) -> Int64? {
+        // The common case, a non-empty plain string, straight from the bytes.
+        if kind == .string, !bytes.isEmpty { return AppleDate.milliseconds(fromDigits: bytes) }
+        if let text { return AppleDate.milliseconds(fromDigits: text.utf8) }
+        guard let date = fallback.text else { return nil }
+        return AppleDate.milliseconds(fromDigits: date.utf8) ?? AppleDate.milliseconds(fromGMT: date)
+    }
+
+    /// Apple's truthy spellings: `"true"` (in any case), `true`, `"1"`, `1`; falsy: `"false"`,
+    /// `false`, `"0"`, `0`. Anything else is unknown.
+    var flag: Bool? {
+        switch kind {
+        case .true: return true
+        case .false: return false
+        // A plain string compared in place; lowercasing can only make "true"/"false" of ASCII letters.
+        case .string: return Self.flag(spelledAs: bytes)
+        default: return text.flatMap { Self.flag(spelledAs: $0.utf8) }
+        }
+    }
+
+    var integer: Int? { text.flatMap { Int($0) } }
+
+    private static func flag(spelledAs utf8: some Collection<UInt8>) -> Bool? {
+        if utf8.elementsEqual("1".utf8) { return true }
+        if utf8.elementsEqual("0".utf8) { return false }
+        // ORing 0x20 lowercases an ASCII letter and never turns another byte into one of these letters.
+        let lowered = utf8.lazy.map { $0 | 0x20 }
+        if lowered.elementsEqual("true".utf8) { return true }
+        if lowered.elementsEqual("false".utf8) { return false }
         return nil
-    }
-
-    /// Epoch milliseconds from `<name>_ms`, falling back to `<name>` in Apple's
-    /// `yyyy-MM-dd HH:mm:ss Etc/GMT` form, or to `<name>` holding bare digits (iOS 6 receipts).
-    func lenientMilliseconds(_ msKey: Key, fallback: Key? = nil) -> Int64? {
-        if let text = lenientString(msKey) { return AppleDate.milliseconds(fromDigits: text) }
-        guard let fallback, let text = lenientString(fallback) else { return nil }
-        return AppleDate.milliseconds(fromDigits: text) ?? AppleDate.milliseconds(fromGMT: text)
-    }
-
-    /// Apple's truthy spellings: `"true"`, `true`, `"1"`, `1`; falsy: `"false"`, `false`, `"0"`, `0`.
-    func lenientBool(_ key: Key) -> Bool? {
-        switch lenientString(key)?.lowercased() {
-        case "true", "1": return true
-        case "false", "0": return false
-        default: return nil
-        }
-    }
-
-    func lenientInt(_ key: Key) -> Int? {
-        guard let text = lenientString(key) else { return nil }
-        return Int(text)
     }
 }
 
@@ -44,8 +59,7 @@ extension KeyedDecodingContainer {
 enum AppleDate {
     /// A decimal string of milliseconds. 12- and 13-digit values both occur; anything that is
     /// not 1–16 plain digits is rejected rather than guessed at.
-    static func milliseconds(fromDigits text: String) -> Int64? {
-        let utf8 = text.utf8
+    static func milliseconds(fromDigits utf8: some Collection<UInt8>) -> Int64? {
         guard !utf8.isEmpty, utf8.count <= 16 else { return nil }
         var value: Int64 = 0
         for byte in utf8 {
