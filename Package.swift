@@ -44,6 +44,8 @@ let package = Package(
                 "SubReconHTTP",
                 "AppStoreSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API for the reconciliation's hot statements (see DirectStatement).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -62,6 +62,11 @@ struct StagesBenchmark {
         for answer in answers { outcomes.append(Self.outcome(try VerifyReceiptResponse.decode(answer))) }
         stages.append(Stage(name: "decode answer", cpuSeconds: ChildProcess.ownCPUSeconds() - start, count: answers.count))
 
+        start = ChildProcess.ownCPUSeconds()
+        let digests = zip(stored, outcomes).map { receipt, outcome in ReceiptDigest(latestReceiptOf: outcome, sent: receipt) }
+        stages.append(
+            Stage(name: "hash new receipt", cpuSeconds: ChildProcess.ownCPUSeconds() - start, count: digests.count))
+
         let runID = try await database.startRun(kind: .nightly, targetUserID: nil, receiptsTotal: receipts, nowMs: nowMs)
         let reconciler = ReceiptReconciler(products: [])
         let sqlProfile = SQLProfile()
@@ -78,7 +83,8 @@ struct StagesBenchmark {
             let range = batchStart..<min(stored.count, batchStart + batchSize)
             let batch = range.map { index in
                 ReceiptReconciliation(
-                    receipt: stored[index], outcome: outcomes[index], reconciler: reconciler, nowMs: nowMs, runID: runID)
+                    receipt: stored[index], outcome: outcomes[index], reconciler: reconciler, nowMs: nowMs, runID: runID,
+                    latestReceiptDigest: digests[index])
             }
             written += try await database.reconcile(batch, runID: runID, write: true).count
         }

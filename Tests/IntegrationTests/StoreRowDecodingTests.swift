@@ -63,4 +63,77 @@ import Testing
         #expect(renewalsByName == [Self.renewalSparse, Self.renewalFull])
         #expect(snapshot.renewals == ["wo:2000000001": Self.renewalFull, "tx:1000000012": Self.renewalSparse])
     }
+
+    /// The snapshot compares the stored receipt data in place: a replaced receipt must come back
+    /// with its new data, an unchanged one with the same.
+    @Test func theReReadReceiptCarriesWhatIsStoredNow() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-rows-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = try AppDatabase.open(path: folder + "/rows.sqlite")
+        try await database.writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO receipts (id, user_id, receipt_data, environment, consecutive_failures)
+                    VALUES (1, 'user-1', 'MIIT-stored-now', 'Sandbox', 3), (2, 'user-2', 'MIIT-same', NULL, 0)
+                    """)
+        }
+        let asRead1 = ReceiptToVerify(id: 1, userID: "user-1", receiptData: "MIIT-stored-then", environment: nil)
+        let asRead2 = ReceiptToVerify(id: 2, userID: "user-2", receiptData: "MIIT-same", environment: .production)
+        let asRead3 = ReceiptToVerify(id: 3, userID: "user-3", receiptData: "MIIT-deleted", environment: nil)
+        let (first, second, gone) = try await database.writer.read { db in
+            (
+                try AppDatabase.snapshot(db, receipt: asRead1, periodKeys: []),
+                try AppDatabase.snapshot(db, receipt: asRead2, periodKeys: []),
+                try AppDatabase.snapshot(db, receipt: asRead3, periodKeys: [])
+            )
+        }
+        #expect(first.receipt.receiptData == "MIIT-stored-now")
+        #expect(first.receipt.environment == .sandbox)
+        #expect(first.consecutiveFailures == 3)
+        #expect(second.receipt == ReceiptToVerify(id: 2, userID: "user-2", receiptData: "MIIT-same", environment: nil))
+        #expect(gone.receipt == asRead3)
+    }
+
+    /// A precomputed digest is used only for the data it was computed from; an empty string is
+    /// stored as an empty string, not NULL.
+    @Test func aDigestOfOtherDataIsNotTrustedAndEmptyTextStaysText() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-rows-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = try AppDatabase.open(path: folder + "/rows.sqlite")
+        let withEmptyFlag = {
+            var subscription = Self.sparse
+            subscription.flag = ""
+            return subscription
+        }()
+        let runID = try await database.startRun(kind: .nightly, targetUserID: nil, receiptsTotal: 1, nowMs: 1)
+        let stale = ReceiptDigest(data: "MIIT-something-else")
+        try await database.writer.write { db in
+            try db.execute(sql: "INSERT INTO receipts (id, user_id, receipt_data) VALUES (1, 'user-1', 'MIIT')")
+            let update = ReceiptUpdate(
+                receiptID: 1, userID: "user-1", subscriptions: [withEmptyFlag], newRenewals: [], renewalCancellations: [],
+                receipt: ReceiptChange(
+                    newReceiptData: "MIIT-new", environment: .sandbox, nextDueAt: 5, verificationState: "verified",
+                    attemptedAt: 4, appleStatus: 0, verifiedAt: 4, consecutiveFailures: 0, message: nil),
+                runItem: RunItem(
+                    receiptID: 1, userID: "user-1", outcome: .updated, appleStatus: 0, environment: .sandbox,
+                    oldStatus: nil, newStatus: .expired, oldExpiresDateMs: nil, newExpiresDateMs: 1, message: nil,
+                    recordedAt: 4))
+            try UpdateWriter(db).apply(update, runID: runID, digest: stale)
+        }
+        let (versions, flag, flagIsNull, data) = try await database.writer.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT receipt_sha256 FROM receipt_versions"),
+                try String.fetchOne(db, sql: "SELECT flag FROM subscriptions"),
+                try Bool.fetchOne(db, sql: "SELECT flag IS NULL FROM subscriptions"),
+                try String.fetchOne(db, sql: "SELECT receipt_data FROM receipts WHERE id = 1")
+            )
+        }
+        #expect(versions == [ReceiptFingerprint.sha256Hex("MIIT-new")])
+        #expect(versions != [stale.sha256Hex])
+        #expect(flag == "")
+        #expect(flagIsNull == false)
+        #expect(data == "MIIT-new")
+    }
 }

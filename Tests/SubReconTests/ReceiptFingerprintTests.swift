@@ -25,4 +25,19 @@ struct ReceiptFingerprintTests {
         #expect(ReceiptFingerprint.short(receipt) == String(full.prefix(12)))
         #expect(full.allSatisfy { "0123456789abcdef".contains($0) })
     }
+
+    /// The digest computed beside the decoding: only for a `latest_receipt` that differs from the
+    /// receipt sent (only that is stored), and it is that receipt's SHA-256.
+    @Test func aDigestIsMadeOnlyForNewReceiptData() {
+        let sent = ReceiptToVerify(id: 1, userID: "u", receiptData: "MIIT-old", environment: nil)
+        func answered(_ latest: String?) -> VerificationOutcome {
+            .answered(VerifyReceiptResponse(rawStatus: 0, latestReceipt: latest), environment: .production)
+        }
+        let digest = ReceiptDigest(latestReceiptOf: answered("MIIT-new"), sent: sent)
+        #expect(digest == ReceiptDigest(data: "MIIT-new"))
+        #expect(digest?.sha256Hex == ReceiptFingerprint.sha256Hex("MIIT-new"))
+        #expect(ReceiptDigest(latestReceiptOf: answered("MIIT-old"), sent: sent) == nil)
+        #expect(ReceiptDigest(latestReceiptOf: answered(nil), sent: sent) == nil)
+        #expect(ReceiptDigest(latestReceiptOf: .invalid(appleStatus: 21003, environment: nil), sent: sent) == nil)
+    }
 }

@@ -60,7 +60,7 @@ public struct ReconciliationRun: Sendable {
 
     /// What a child task of the run reports back.
     private enum ChildResult: Sendable {
-        case verified(ReceiptToVerify, VerificationOutcome)
+        case verified(ReceiptToVerify, VerificationOutcome, ReceiptDigest?)
         /// The watcher saw a stop request, or lost the run lock.
         case stopRequested(EarlyEnd)
         /// The watcher was cancelled at the end of the run.
@@ -133,7 +133,11 @@ public struct ReconciliationRun: Sendable {
                     guard scheduling, stoppedBy == nil, endedEarly == nil, let receipt = try await cursor.next() else {
                         return
                     }
-                    group.addTask { .verified(receipt, await verifier.verify(receipt)) }
+                    group.addTask {
+                        let outcome = await verifier.verify(receipt)
+                        // Hashed here, in parallel, rather than in the one writer.
+                        return .verified(receipt, outcome, ReceiptDigest(latestReceiptOf: outcome, sent: receipt))
+                    }
                     inFlight += 1
                 }
                 while inFlight < options.concurrency {
@@ -143,7 +147,7 @@ public struct ReconciliationRun: Sendable {
                 }
                 // Answers are written in small batches (one transaction each): when the batch is
                 // full, when it has waited `maxBatchDelay`, or when nothing else is in flight.
-                var pending: [(ReceiptToVerify, VerificationOutcome)] = []
+                var pending: [(ReceiptToVerify, VerificationOutcome, ReceiptDigest?)] = []
                 var oldestPending = ContinuousClock.now
                 // The write of one batch runs beside the scheduling (at most one batch being
                 // written at a time, in order), so answers arriving meanwhile are not left waiting
@@ -186,7 +190,7 @@ public struct ReconciliationRun: Sendable {
                         // Cancels backoff waits of the receipts in flight (their HTTP exchange completes).
                         group.cancelAll()
                         continue
-                    case .verified(let receipt, let outcome):
+                    case .verified(let receipt, let outcome, let digest):
                         inFlight -= 1
                         var effective = outcome
                         if case .stopRun(let problem) = outcome, stoppedBy == nil {
@@ -196,7 +200,7 @@ public struct ReconciliationRun: Sendable {
                         // Once Apple stopped the run, answers still in flight are discarded: they stay due.
                         if let stoppedBy { effective = .stopRun(stoppedBy) }
                         if pending.isEmpty { oldestPending = .now }
-                        pending.append((receipt, effective))
+                        pending.append((receipt, effective, digest))
                         // A failure is written and counted before anything new starts, so the
                         // circuit breaker opens on time during an outage (failures are rare otherwise).
                         if case .failed = effective { try await flush(wait: true) }
@@ -269,16 +273,18 @@ public struct ReconciliationRun: Sendable {
     /// A batch waits at most this long for company before it is written.
     static let maxBatchDelay: Duration = .milliseconds(50)
 
-    private func record(_ batch: [(ReceiptToVerify, VerificationOutcome)], runID: Int64?, dryRun: Bool)
+    private func record(_ batch: [(ReceiptToVerify, VerificationOutcome, ReceiptDigest?)], runID: Int64?, dryRun: Bool)
         async throws(StoreError) -> [ReceiptUpdate]
     {
         let nowMs = clock()
         let reconciler = self.reconciler
-        let requests = batch.map { receipt, outcome in
-            ReceiptReconciliation(receipt: receipt, outcome: outcome, reconciler: reconciler, nowMs: nowMs, runID: runID)
+        let requests = batch.map { receipt, outcome, digest in
+            ReceiptReconciliation(
+                receipt: receipt, outcome: outcome, reconciler: reconciler, nowMs: nowMs, runID: runID,
+                latestReceiptDigest: digest)
         }
         let updates = try await store.reconcile(requests, runID: runID, write: !dryRun)
-        for (update, (receipt, _)) in zip(updates, batch) {
+        for (update, (receipt, _, _)) in zip(updates, batch) {
             logger.debug(
                 "receipt reconciled",
                 metadata: [

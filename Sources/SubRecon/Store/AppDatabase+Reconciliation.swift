@@ -85,15 +85,20 @@ extension AppDatabase: SubscriptionStore {
     {
         if !write {
             return try await read("reading receipts' stored state") { db in
-                try batch.map { item in try item.decide(Self.snapshot(db, receipt: item.receipt, periodKeys: item.periodKeys)) }
+                let reader = try SnapshotReader(db)
+                return try batch.map { item in
+                    try item.decide(reader.snapshot(receipt: item.receipt, periodKeys: item.periodKeys))
+                }
             }
         }
         // One transaction for the batch: each receipt's writes are all in or all out, and a
         // crash loses at most the batch, whose receipts are simply still due.
         return try await self.write("writing receipts' outcomes") { db in
+            let reader = try SnapshotReader(db)
+            let writer = try UpdateWriter(db)
             let updates = try batch.map { item in
-                let update = item.decide(try Self.snapshot(db, receipt: item.receipt, periodKeys: item.periodKeys))
-                try Self.apply(update, runID: runID, db: db)
+                let update = item.decide(try reader.snapshot(receipt: item.receipt, periodKeys: item.periodKeys))
+                try writer.apply(update, runID: runID, digest: item.latestReceiptDigest)
                 return update
             }
             if let runID { try Self.addToRunCounters(updates, runID: runID, db: db) }
@@ -122,159 +127,14 @@ extension AppDatabase: SubscriptionStore {
         ).execute(arguments: [verified, updated, unchanged, invalid, failed, runID])
     }
 
+    /// One receipt's snapshot (tests; batches prepare a `SnapshotReader` once).
     static func snapshot(_ db: Database, receipt: ReceiptToVerify, periodKeys: [String]) throws -> ReceiptSnapshot {
-        // Re-read the receipt inside the transaction: a concurrent `subrecon user` may have replaced its data.
-        let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: "SELECT id, user_id, receipt_data, environment, consecutive_failures FROM receipts WHERE id = ?"),
-            arguments: [receipt.id])
-        let current = try row.map(ReceiptToVerify.init(row:)) ?? receipt
-        let failures: Int = row?["consecutive_failures"] ?? 0
-        var subscriptions: [String: StoredSubscription] = [:]
-        let subscriptionRows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: "SELECT \(StoredSubscription.selectedColumns) FROM subscriptions WHERE user_id = ?"),
-            arguments: [receipt.userID])
-        while let row = try subscriptionRows.next() {
-            let subscription = try StoredSubscription(selectedRow: row)
-            subscriptions[subscription.originalTransactionID] = subscription
-        }
-        var renewals: [String: RenewalRecord] = [:]
-        if !periodKeys.isEmpty {
-            let statement = try db.cachedStatement(
-                sql: "SELECT \(RenewalRecord.selectedColumns) FROM renewals WHERE user_id = ? AND period_key = ?")
-            for key in Set(periodKeys) {
-                if let row = try Row.fetchOne(statement, arguments: [receipt.userID, key]) {
-                    renewals[key] = RenewalRecord(selectedRow: row)
-                }
-            }
-        }
-        return ReceiptSnapshot(
-            receipt: current, subscriptions: subscriptions, renewals: renewals, consecutiveFailures: failures)
+        try SnapshotReader(db).snapshot(receipt: receipt, periodKeys: periodKeys)
     }
 
+    /// Writes one receipt's update (tests; batches prepare an `UpdateWriter` once).
     static func apply(_ update: ReceiptUpdate, runID: Int64?, db: Database) throws {
-        let upsertSubscription = try db.cachedStatement(
-            sql: """
-                INSERT INTO subscriptions (user_id, original_transaction_id, receipt_id, product_id, status,
-                    expires_date_ms, auto_renew_status, auto_renew_product_id, expiration_intent,
-                    grace_period_expires_date_ms, is_in_billing_retry, cancellation_date_ms, ownership_type,
-                    environment, last_verified_at, first_seen_at, updated_at, flag)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (user_id, original_transaction_id) DO UPDATE SET
-                    receipt_id = excluded.receipt_id, product_id = excluded.product_id, status = excluded.status,
-                    expires_date_ms = excluded.expires_date_ms, auto_renew_status = excluded.auto_renew_status,
-                    auto_renew_product_id = excluded.auto_renew_product_id,
-                    expiration_intent = excluded.expiration_intent,
-                    grace_period_expires_date_ms = excluded.grace_period_expires_date_ms,
-                    is_in_billing_retry = excluded.is_in_billing_retry,
-                    cancellation_date_ms = excluded.cancellation_date_ms, ownership_type = excluded.ownership_type,
-                    environment = excluded.environment, last_verified_at = excluded.last_verified_at,
-                    updated_at = excluded.updated_at, flag = excluded.flag
-                """)
-        for s in update.subscriptions {
-            try upsertSubscription.execute(arguments: [
-                s.userID, s.originalTransactionID, s.receiptID, s.productID, s.status.rawValue, s.expiresDateMs,
-                s.autoRenewStatus, s.autoRenewProductID, s.expirationIntent, s.gracePeriodExpiresDateMs,
-                s.isInBillingRetry, s.cancellationDateMs, s.ownershipType, s.environment.rawValue, s.lastVerifiedAt,
-                s.firstSeenAt, s.updatedAt, s.flag,
-            ])
-        }
-        if !update.newRenewals.isEmpty {
-            // DO NOTHING on conflict: a period is stored once, whoever saw it first.
-            let insertRenewal = try db.cachedStatement(
-                sql: """
-                    INSERT INTO renewals (user_id, period_key, transaction_id, original_transaction_id,
-                        web_order_line_item_id, product_id, purchase_date_ms, expires_date_ms, cancellation_date_ms,
-                        is_trial_period, is_in_intro_offer_period, receipt_id, first_seen_run_id, first_seen_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (user_id, period_key) DO NOTHING
-                    """)
-            for r in update.newRenewals {
-                try insertRenewal.execute(arguments: [
-                    r.userID, r.periodKey, r.transactionID, r.originalTransactionID, r.webOrderLineItemID, r.productID,
-                    r.purchaseDateMs, r.expiresDateMs, r.cancellationDateMs, r.isTrialPeriod, r.isInIntroOfferPeriod,
-                    r.receiptID, r.firstSeenRunID, r.firstSeenAt,
-                ])
-            }
-        }
-        if !update.renewalCancellations.isEmpty {
-            let fill = try db.cachedStatement(
-                sql: """
-                    UPDATE renewals SET cancellation_date_ms = ?
-                    WHERE user_id = ? AND period_key = ? AND cancellation_date_ms IS NULL
-                    """)
-            for c in update.renewalCancellations {
-                try fill.execute(arguments: [c.cancellationDateMs, update.userID, c.periodKey])
-            }
-        }
-        if let change = update.receipt {
-            try db.cachedStatement(
-                sql: """
-                    UPDATE receipts SET
-                        receipt_data = COALESCE(?, receipt_data), environment = COALESCE(?, environment),
-                        next_due_at = ?, last_attempt_at = ?, last_verified_at = COALESCE(?, last_verified_at),
-                        last_apple_status = ?, verification_state = ?, consecutive_failures = ?, last_message = ?
-                    WHERE id = ?
-                    """
-            ).execute(arguments: [
-                change.newReceiptData, change.environment?.rawValue, change.nextDueAt,
-                change.attemptedAt, change.verifiedAt, change.appleStatus,
-                change.verificationState, change.consecutiveFailures, change.message, update.receiptID,
-            ])
-            if let data = change.newReceiptData {
-                try recordVersion(db, userID: update.userID, receiptData: data, receiptID: update.receiptID,
-                    nowMs: change.attemptedAt)
-            }
-        }
-        if let runID {
-            let item = update.runItem
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO run_items (run_id, receipt_id, user_id, outcome, apple_status, environment,
-                        old_status, new_status, old_expires_date_ms, new_expires_date_ms, message, recorded_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (run_id, receipt_id) DO UPDATE SET outcome = excluded.outcome,
-                        apple_status = excluded.apple_status, environment = excluded.environment,
-                        new_status = excluded.new_status, new_expires_date_ms = excluded.new_expires_date_ms,
-                        message = excluded.message, recorded_at = excluded.recorded_at
-                    """
-            ).execute(arguments: [
-                runID, item.receiptID, item.userID, item.outcome.rawValue, item.appleStatus,
-                item.environment?.rawValue, item.oldStatus?.rawValue, item.newStatus?.rawValue,
-                item.oldExpiresDateMs, item.newExpiresDateMs, item.message,
-                item.recordedAt,
-            ])
-            if !update.subscriptionChanges.isEmpty {
-                let insertChange = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO subscription_changes (run_id, user_id, original_transaction_id, receipt_id, change,
-                            old_status, new_status, old_product_id, new_product_id, old_expires_date_ms,
-                            new_expires_date_ms, old_auto_renew_status, new_auto_renew_status,
-                            old_auto_renew_product_id, new_auto_renew_product_id, recorded_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                for c in update.subscriptionChanges {
-                    try insertChange.execute(arguments: [
-                        runID, c.userID, c.originalTransactionID, c.receiptID, c.kind.rawValue, c.oldStatus?.rawValue,
-                        c.newStatus.rawValue, c.oldProductID, c.newProductID, c.oldExpiresDateMs, c.newExpiresDateMs,
-                        c.oldAutoRenewStatus, c.newAutoRenewStatus, c.oldAutoRenewProductID, c.newAutoRenewProductID,
-                        c.recordedAt,
-                    ])
-                }
-            }
-        }
-    }
-
-    static func recordVersion(_ db: Database, userID: String, receiptData: String, receiptID: Int64, nowMs: Int64)
-        throws
-    {
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (user_id, receipt_sha256) DO NOTHING
-                """
-        ).execute(arguments: [userID, ReceiptFingerprint.sha256Hex(receiptData), receiptID, nowMs])
+        try UpdateWriter(db).apply(update, runID: runID, digest: nil)
     }
 
     // MARK: - Error wrapping at the boundary

@@ -36,12 +36,13 @@ extension RenewalRecord {
         receipt_id, first_seen_run_id, first_seen_at
         """
 
-    /// A row of `SELECT \(selectedColumns) FROM renewals`.
-    init(selectedRow row: Row) {
+    /// The current row of `SELECT \(selectedColumns) FROM renewals`.
+    init(selectedColumnsOf row: DirectStatement) {
         self.init(
-            userID: row[0], periodKey: row[1], transactionID: row[2], originalTransactionID: row[3],
-            webOrderLineItemID: row[4], productID: row[5], purchaseDateMs: row[6], expiresDateMs: row[7],
-            cancellationDateMs: row[8], isTrialPeriod: row[9], isInIntroOfferPeriod: row[10], receiptID: row[11],
-            firstSeenRunID: row[12], firstSeenAt: row[13])
+            userID: row.text(0), periodKey: row.text(1), transactionID: row.text(2),
+            originalTransactionID: row.text(3), webOrderLineItemID: row.optionalText(4), productID: row.text(5),
+            purchaseDateMs: row.optionalInt64(6), expiresDateMs: row.int64(7), cancellationDateMs: row.optionalInt64(8),
+            isTrialPeriod: row.bool(9), isInIntroOfferPeriod: row.bool(10), receiptID: row.optionalInt64(11),
+            firstSeenRunID: row.optionalInt64(12), firstSeenAt: row.int64(13))
     }
 }

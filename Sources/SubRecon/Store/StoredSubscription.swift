@@ -52,10 +52,10 @@ extension StoredSubscription {
         cancellation_date_ms, ownership_type, environment, last_verified_at, first_seen_at, updated_at, flag
         """
 
-    /// A row of `SELECT \(selectedColumns) FROM subscriptions`.
-    init(selectedRow row: Row) throws {
-        let statusText: String = row[4]
-        let environmentText: String = row[13]
+    /// The current row of `SELECT \(selectedColumns) FROM subscriptions`.
+    init(selectedColumnsOf row: DirectStatement) throws {
+        let statusText = row.text(4)
+        let environmentText = row.text(13)
         guard let status = SubscriptionStatus(rawValue: statusText),
             let environment = ReceiptEnvironment(rawValue: environmentText)
         else {
@@ -64,10 +64,12 @@ extension StoredSubscription {
                 reason: "a stored subscription has status \(statusText.prefix(20)) and environment \(environmentText.prefix(20))")
         }
         self.init(
-            userID: row[0], originalTransactionID: row[1], receiptID: row[2], productID: row[3], status: status,
-            expiresDateMs: row[5], autoRenewStatus: row[6], autoRenewProductID: row[7], expirationIntent: row[8],
-            gracePeriodExpiresDateMs: row[9], isInBillingRetry: row[10], cancellationDateMs: row[11],
-            ownershipType: row[12], environment: environment, lastVerifiedAt: row[14], firstSeenAt: row[15],
-            updatedAt: row[16], flag: row[17])
+            userID: row.text(0), originalTransactionID: row.text(1), receiptID: row.optionalInt64(2),
+            productID: row.text(3), status: status, expiresDateMs: row.int64(5), autoRenewStatus: row.optionalBool(6),
+            autoRenewProductID: row.optionalText(7), expirationIntent: row.optionalInt(8),
+            gracePeriodExpiresDateMs: row.optionalInt64(9), isInBillingRetry: row.optionalBool(10),
+            cancellationDateMs: row.optionalInt64(11), ownershipType: row.optionalText(12), environment: environment,
+            lastVerifiedAt: row.int64(14), firstSeenAt: row.int64(15), updatedAt: row.int64(16),
+            flag: row.optionalText(17))
     }
 }

@@ -1,0 +1,130 @@
+import GRDB
+
+/// Writes one receipt's `ReceiptUpdate` (subscriptions, renewal records, the receipt row, its
+/// version, the run item and the subscription changes) inside the batch's transaction. Prepared
+/// once per batch; values are bound through SQLite's C API (see `DirectStatement`).
+struct UpdateWriter {
+    private let upsertSubscription: DirectStatement
+    private let insertRenewal: DirectStatement
+    private let fillCancellation: DirectStatement
+    private let updateReceipt: DirectStatement
+    private let insertVersion: DirectStatement
+    private let upsertRunItem: DirectStatement
+    private let insertChange: DirectStatement
+
+    init(_ db: Database) throws {
+        upsertSubscription = try DirectStatement(
+            db,
+            sql: """
+                INSERT INTO subscriptions (user_id, original_transaction_id, receipt_id, product_id, status,
+                    expires_date_ms, auto_renew_status, auto_renew_product_id, expiration_intent,
+                    grace_period_expires_date_ms, is_in_billing_retry, cancellation_date_ms, ownership_type,
+                    environment, last_verified_at, first_seen_at, updated_at, flag)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (user_id, original_transaction_id) DO UPDATE SET
+                    receipt_id = excluded.receipt_id, product_id = excluded.product_id, status = excluded.status,
+                    expires_date_ms = excluded.expires_date_ms, auto_renew_status = excluded.auto_renew_status,
+                    auto_renew_product_id = excluded.auto_renew_product_id,
+                    expiration_intent = excluded.expiration_intent,
+                    grace_period_expires_date_ms = excluded.grace_period_expires_date_ms,
+                    is_in_billing_retry = excluded.is_in_billing_retry,
+                    cancellation_date_ms = excluded.cancellation_date_ms, ownership_type = excluded.ownership_type,
+                    environment = excluded.environment, last_verified_at = excluded.last_verified_at,
+                    updated_at = excluded.updated_at, flag = excluded.flag
+                """)
+        // DO NOTHING on conflict: a period is stored once, whoever saw it first.
+        insertRenewal = try DirectStatement(
+            db,
+            sql: """
+                INSERT INTO renewals (user_id, period_key, transaction_id, original_transaction_id,
+                    web_order_line_item_id, product_id, purchase_date_ms, expires_date_ms, cancellation_date_ms,
+                    is_trial_period, is_in_intro_offer_period, receipt_id, first_seen_run_id, first_seen_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (user_id, period_key) DO NOTHING
+                """)
+        fillCancellation = try DirectStatement(
+            db,
+            sql: """
+                UPDATE renewals SET cancellation_date_ms = ?
+                WHERE user_id = ? AND period_key = ? AND cancellation_date_ms IS NULL
+                """)
+        updateReceipt = try DirectStatement(
+            db,
+            sql: """
+                UPDATE receipts SET
+                    receipt_data = COALESCE(?, receipt_data), environment = COALESCE(?, environment),
+                    next_due_at = ?, last_attempt_at = ?, last_verified_at = COALESCE(?, last_verified_at),
+                    last_apple_status = ?, verification_state = ?, consecutive_failures = ?, last_message = ?
+                WHERE id = ?
+                """)
+        insertVersion = try DirectStatement(
+            db,
+            sql: """
+                INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (user_id, receipt_sha256) DO NOTHING
+                """)
+        upsertRunItem = try DirectStatement(
+            db,
+            sql: """
+                INSERT INTO run_items (run_id, receipt_id, user_id, outcome, apple_status, environment,
+                    old_status, new_status, old_expires_date_ms, new_expires_date_ms, message, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (run_id, receipt_id) DO UPDATE SET outcome = excluded.outcome,
+                    apple_status = excluded.apple_status, environment = excluded.environment,
+                    new_status = excluded.new_status, new_expires_date_ms = excluded.new_expires_date_ms,
+                    message = excluded.message, recorded_at = excluded.recorded_at
+                """)
+        insertChange = try DirectStatement(
+            db,
+            sql: """
+                INSERT INTO subscription_changes (run_id, user_id, original_transaction_id, receipt_id, change,
+                    old_status, new_status, old_product_id, new_product_id, old_expires_date_ms,
+                    new_expires_date_ms, old_auto_renew_status, new_auto_renew_status,
+                    old_auto_renew_product_id, new_auto_renew_product_id, recorded_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+    }
+
+    /// Writes `update`; `digest` is the new receipt data's precomputed SHA-256, if at hand.
+    func apply(_ update: ReceiptUpdate, runID: Int64?, digest: ReceiptDigest?) throws {
+        for s in update.subscriptions {
+            try upsertSubscription.run(
+                s.userID, s.originalTransactionID, s.receiptID, s.productID, s.status.rawValue, s.expiresDateMs,
+                s.autoRenewStatus, s.autoRenewProductID, s.expirationIntent, s.gracePeriodExpiresDateMs,
+                s.isInBillingRetry, s.cancellationDateMs, s.ownershipType, s.environment.rawValue, s.lastVerifiedAt,
+                s.firstSeenAt, s.updatedAt, s.flag)
+        }
+        for r in update.newRenewals {
+            try insertRenewal.run(
+                r.userID, r.periodKey, r.transactionID, r.originalTransactionID, r.webOrderLineItemID, r.productID,
+                r.purchaseDateMs, r.expiresDateMs, r.cancellationDateMs, r.isTrialPeriod, r.isInIntroOfferPeriod,
+                r.receiptID, r.firstSeenRunID, r.firstSeenAt)
+        }
+        for c in update.renewalCancellations {
+            try fillCancellation.run(c.cancellationDateMs, update.userID, c.periodKey)
+        }
+        if let change = update.receipt {
+            try updateReceipt.run(
+                change.newReceiptData, change.environment?.rawValue, change.nextDueAt, change.attemptedAt,
+                change.verifiedAt, change.appleStatus, change.verificationState, change.consecutiveFailures,
+                change.message, update.receiptID)
+            if let data = change.newReceiptData {
+                let sha256 = digest?.data == data ? digest!.sha256Hex : ReceiptFingerprint.sha256Hex(data)
+                try insertVersion.run(update.userID, sha256, update.receiptID, change.attemptedAt)
+            }
+        }
+        guard let runID else { return }
+        let item = update.runItem
+        try upsertRunItem.run(
+            runID, item.receiptID, item.userID, item.outcome.rawValue, item.appleStatus, item.environment?.rawValue,
+            item.oldStatus?.rawValue, item.newStatus?.rawValue, item.oldExpiresDateMs, item.newExpiresDateMs,
+            item.message, item.recordedAt)
+        for c in update.subscriptionChanges {
+            try insertChange.run(
+                runID, c.userID, c.originalTransactionID, c.receiptID, c.kind.rawValue, c.oldStatus?.rawValue,
+                c.newStatus.rawValue, c.oldProductID, c.newProductID, c.oldExpiresDateMs, c.newExpiresDateMs,
+                c.oldAutoRenewStatus, c.newAutoRenewStatus, c.oldAutoRenewProductID, c.newAutoRenewProductID,
+                c.recordedAt)
+        }
+    }
+}
