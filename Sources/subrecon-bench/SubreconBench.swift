@@ -9,13 +9,14 @@ struct SubreconBench: AsyncParsableCommand {
         commandName: "subrecon-bench",
         abstract: "Measure subrecon: receipts/s, CPU, peak RSS, Apple calls; the naive baseline; the due policy.",
         discussion: """
-            The worker (`subrecon run --all`) and the simulator (`subrecon simulator`) run as separate
-            processes so their CPU and memory are measured alone; `subrecon` is looked for next to this
+            The worker (`subrecon run --all`) and the simulator (`subrecon simulator`) run as separate \
+            processes so their CPU and memory are measured alone; `subrecon` is looked for next to this \
             executable unless --subrecon is given.
 
             Examples:
-              subrecon-bench throughput --receipts 20000 --latency-ms 100 --concurrency 64 --naive-sample 100
-              subrecon-bench throughput --receipts 20000 --latency-ms 0 --concurrency 64 --naive-sample 0
+              subrecon-bench throughput --latency-ms 100 --naive-sample 100
+              subrecon-bench throughput --latency-ms 0 --naive-sample 0
+              subrecon-bench stages
               subrecon-bench due-policy --subscribers 2000 --days 30
               subrecon-bench all
             """,
