@@ -88,7 +88,11 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["SubRecon", "AppStoreSimulator", "SubReconHTTP"],
+            dependencies: [
+                "SubRecon", "AppStoreSimulator", "SubReconHTTP",
+                // SQLite's C API (same package as GRDB): tests lower a connection's limits.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             // Golden CSV files are read from the source tree by path (see ReportGoldenTests).
             exclude: ["Golden"]
         ),

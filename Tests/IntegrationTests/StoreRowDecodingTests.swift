@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Testing
 
 @testable import SubRecon
@@ -135,5 +136,29 @@ import Testing
         #expect(flag == "")
         #expect(flagIsNull == false)
         #expect(data == "MIIT-new")
+    }
+
+    /// A value SQLite refuses to bind (here: over a lowered length limit) is a thrown error that
+    /// rolls the write back, never a crash and never a NULL written in its place.
+    @Test func aValueSQLiteRefusesToBindIsAnErrorNotANull() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-rows-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let queue = try DatabaseQueue(path: folder + "/bind.sqlite")
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (x TEXT)")
+            sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_LENGTH, 64)
+        }
+        #expect(throws: DatabaseError.self) {
+            try queue.write { db in
+                let insert = try DirectStatement(db, sql: "INSERT INTO t (x) VALUES (?)")
+                try insert.run("short")
+                try insert.run(String(repeating: "a", count: 65))
+            }
+        }
+        let rows = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }
+        #expect(rows == 0)
+        try queue.write { db in try DirectStatement(db, sql: "INSERT INTO t (x) VALUES (?)").run("short") }
+        #expect(try queue.read { db in try String.fetchAll(db, sql: "SELECT x FROM t") } == ["short"])
     }
 }

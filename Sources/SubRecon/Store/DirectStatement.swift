@@ -26,26 +26,28 @@ struct DirectStatement {
     }
 
     /// Resets the statement and binds `values` to its parameters 1, 2, … in order (nil is NULL).
-    func bind<each Value: DirectBindable>(_ values: repeat each Value) {
+    func bind<each Value: DirectBindable>(_ values: repeat each Value) throws {
         reset()
         var index: Int32 = 0
         for value in repeat each values {
             index += 1
-            checked(value.bind(to: handle, at: index))
+            try checked(value.bind(to: handle, at: index))
         }
+        // A count that does not match the SQL is a bug in this file, not bad data.
         precondition(index == sqlite3_bind_parameter_count(handle), "\(index) values for: \(statement.sql)")
     }
 
     /// Resets, binds `values` (see `bind`) and runs a statement that returns no rows.
     func run<each Value: DirectBindable>(_ values: repeat each Value) throws {
-        bind(repeat each values)
+        try bind(repeat each values)
         while try step() {}
     }
 
-    /// A bind fails only on a wrong index (a bug) or out of memory: stopping there rolls the
-    /// batch back, where carrying on would write NULL in place of a value.
-    private func checked(_ code: Int32) {
-        precondition(code == SQLITE_OK, "SQLite bind failed (\(code)) in: \(statement.sql)")
+    /// A bind fails on a value over SQLite's length limit or out of memory: the error rolls the
+    /// batch back, where carrying on would write NULL in place of the value.
+    private func checked(_ code: Int32) throws {
+        guard code != SQLITE_OK else { return }
+        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "binding a parameter failed", sql: statement.sql)
     }
 
     /// Advances to the next row; false when there is none.

@@ -27,7 +27,7 @@ struct SnapshotReader {
             subscriptionsOfUser.reset()
             renewal.reset()
         }
-        receiptRow.bind(receipt.id)
+        try receiptRow.bind(receipt.id)
         if try receiptRow.step() {
             current.userID = receiptRow.text(0)
             current.environment = receiptRow.optionalText(1).flatMap(ReceiptEnvironment.init(rawValue:))
@@ -37,7 +37,7 @@ struct SnapshotReader {
         }
 
         var subscriptions: [String: StoredSubscription] = [:]
-        subscriptionsOfUser.bind(receipt.userID)
+        try subscriptionsOfUser.bind(receipt.userID)
         while try subscriptionsOfUser.step() {
             let subscription = try StoredSubscription(selectedColumnsOf: subscriptionsOfUser)
             subscriptions[subscription.originalTransactionID] = subscription
@@ -45,7 +45,7 @@ struct SnapshotReader {
 
         var renewals: [String: RenewalRecord] = [:]
         for key in Set(periodKeys) {
-            renewal.bind(receipt.userID, key)
+            try renewal.bind(receipt.userID, key)
             if try renewal.step() { renewals[key] = RenewalRecord(selectedColumnsOf: renewal) }
         }
         return ReceiptSnapshot(
