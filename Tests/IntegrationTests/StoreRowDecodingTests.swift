@@ -49,12 +49,12 @@ import Testing
                     receiptID: 1, userID: "user-1", outcome: .updated, appleStatus: 0, environment: .sandbox,
                     oldStatus: nil, newStatus: .gracePeriod, oldExpiresDateMs: nil,
                     newExpiresDateMs: 1_700_000_000_001, message: nil, recordedAt: 1))
-            try AppDatabase.apply(update, runID: runID, db: db)
+            try UpdateWriter(db).apply(update, runID: runID, digest: nil)
         }
 
         let (snapshot, byName, renewalsByName) = try await database.writer.read { db in
             (
-                try AppDatabase.snapshot(db, receipt: receipt, periodKeys: ["wo:2000000001", "tx:1000000012", "absent"]),
+                try SnapshotReader(db).snapshot(receipt: receipt, periodKeys: ["wo:2000000001", "tx:1000000012", "absent"]),
                 try StoredSubscription.fetchAll(db, sql: "SELECT * FROM subscriptions ORDER BY original_transaction_id"),
                 try RenewalRecord.fetchAll(db, sql: "SELECT * FROM renewals ORDER BY period_key")
             )
@@ -84,9 +84,9 @@ import Testing
         let asRead3 = ReceiptToVerify(id: 3, userID: "user-3", receiptData: "MIIT-deleted", environment: nil)
         let (first, second, gone) = try await database.writer.read { db in
             (
-                try AppDatabase.snapshot(db, receipt: asRead1, periodKeys: []),
-                try AppDatabase.snapshot(db, receipt: asRead2, periodKeys: []),
-                try AppDatabase.snapshot(db, receipt: asRead3, periodKeys: [])
+                try SnapshotReader(db).snapshot(receipt: asRead1, periodKeys: []),
+                try SnapshotReader(db).snapshot(receipt: asRead2, periodKeys: []),
+                try SnapshotReader(db).snapshot(receipt: asRead3, periodKeys: [])
             )
         }
         #expect(first.receipt.receiptData == "MIIT-stored-now")

@@ -127,16 +127,6 @@ extension AppDatabase: SubscriptionStore {
         ).execute(arguments: [verified, updated, unchanged, invalid, failed, runID])
     }
 
-    /// One receipt's snapshot (tests; batches prepare a `SnapshotReader` once).
-    static func snapshot(_ db: Database, receipt: ReceiptToVerify, periodKeys: [String]) throws -> ReceiptSnapshot {
-        try SnapshotReader(db).snapshot(receipt: receipt, periodKeys: periodKeys)
-    }
-
-    /// Writes one receipt's update (tests; batches prepare an `UpdateWriter` once).
-    static func apply(_ update: ReceiptUpdate, runID: Int64?, db: Database) throws {
-        try UpdateWriter(db).apply(update, runID: runID, digest: nil)
-    }
-
     // MARK: - Error wrapping at the boundary
 
     func read<T: Sendable>(_ operation: String, _ body: @Sendable (Database) throws -> T) async throws(StoreError) -> T {

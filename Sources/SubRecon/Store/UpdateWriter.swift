@@ -109,7 +109,8 @@ struct UpdateWriter {
                 change.verifiedAt, change.appleStatus, change.verificationState, change.consecutiveFailures,
                 change.message, update.receiptID)
             if let data = change.newReceiptData {
-                let sha256 = digest?.data == data ? digest!.sha256Hex : ReceiptFingerprint.sha256Hex(data)
+                // Trusted only for the very bytes written: a digest of other data would key a wrong version.
+                let sha256 = digest.flatMap { $0.data == data ? $0.sha256Hex : nil } ?? ReceiptFingerprint.sha256Hex(data)
                 try insertVersion.run(update.userID, sha256, update.receiptID, change.attemptedAt)
             }
         }
