@@ -15,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // App Store signed data: x5c chains to Apple's root (X509), app receipts (PKCS#7, SwiftASN1).
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // libcurl from the system (libcurl4-openssl-dev), plus typed wrappers for its variadic calls.
@@ -28,10 +31,25 @@ let package = Package(
             name: "SubReconHTTP",
             dependencies: ["CCurl"]
         ),
+        // Apple's signed data and our credentials, with no I/O: JWS verified to a pinned root (x5c
+        // chain, Apple's marker OIDs, chain cache), the App Store Server API bearer JWT (ES256),
+        // and transaction ids read from a PKCS#7 app receipt. Used by the worker and the simulator.
+        .target(
+            name: "AppleSignedData",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         // A fake App Store verifyReceipt service: scenarios, clock, fault injection, HTTP server.
         .target(
             name: "AppStoreSimulator",
             dependencies: [
+                "AppleSignedData",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -42,6 +60,7 @@ let package = Package(
             name: "SubRecon",
             dependencies: [
                 "SubReconHTTP",
+                "AppleSignedData",
                 "AppStoreSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API for the reconciliation's hot statements (see DirectStatement).
@@ -71,6 +90,16 @@ let package = Package(
         .testTarget(
             name: "SubReconTests",
             dependencies: ["SubRecon"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppleSignedDataTests",
+            dependencies: [
+                "AppleSignedData",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

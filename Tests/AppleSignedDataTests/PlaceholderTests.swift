@@ -1,0 +1,6 @@
+import Testing
+@testable import AppleSignedData
+
+@Test func targetLinks() {
+    #expect("\(AppleSignedData.self)" == "AppleSignedData")
+}
