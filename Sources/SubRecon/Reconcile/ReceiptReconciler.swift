@@ -18,12 +18,12 @@ public struct ReceiptReconciler: Sendable {
         _ outcome: VerificationOutcome, snapshot: ReceiptSnapshot, nowMs: Int64, runID: Int64?
     ) -> ReceiptUpdate {
         switch outcome {
-        case .answered(let response, let environment):
-            return reconcileAnswer(response, environment: environment, snapshot: snapshot, nowMs: nowMs, runID: runID)
-        case .invalid(let status, let environment):
+        case .answered(let account):
+            return reconcileAnswer(account, snapshot: snapshot, nowMs: nowMs, runID: runID)
+        case .invalid(let status, let environment, let message):
             return rejection(
                 .invalid, state: "invalid", appleStatus: status, environment: environment, snapshot: snapshot,
-                nowMs: nowMs, message: "Apple could not authenticate this receipt (21003); its subscriptions were left as they were")
+                nowMs: nowMs, message: message)
         case .accountGone(let environment):
             return rejection(
                 .accountGone, state: "account_gone", appleStatus: 21010, environment: environment, snapshot: snapshot,
@@ -52,12 +52,12 @@ public struct ReceiptReconciler: Sendable {
     }
 
     private func reconcileAnswer(
-        _ response: VerifyReceiptResponse, environment: ReceiptEnvironment, snapshot: ReceiptSnapshot,
-        nowMs: Int64, runID: Int64?
+        _ account: AppleAccount, snapshot: ReceiptSnapshot, nowMs: Int64, runID: Int64?
     ) -> ReceiptUpdate {
         let receipt = snapshot.receipt
+        let environment = account.environment
         let derived = SubscriptionStateDerivation.derive(
-            transactions: response.transactions, pendingRenewals: response.pendingRenewals, nowMs: nowMs,
+            transactions: account.transactions, pendingRenewals: account.renewals, nowMs: nowMs,
             products: products)
         var flags: [String] = []
         var writes: [StoredSubscription] = []
@@ -153,17 +153,17 @@ public struct ReceiptReconciler: Sendable {
 
         let flagged = !flags.isEmpty
         let message = flagged ? flags.joined(separator: "; ") : nil
-        let newReceiptData = flagged ? nil : response.latestReceipt.flatMap { $0 == receipt.receiptData ? nil : $0 }
+        let newReceiptData = flagged ? nil : account.replacementReceipt.flatMap { $0 == receipt.receiptData ? nil : $0 }
         return ReceiptUpdate(
             receiptID: receipt.id, userID: receipt.userID, subscriptions: writes, newRenewals: newRenewals,
             renewalCancellations: cancellations,
             receipt: ReceiptChange(
                 newReceiptData: newReceiptData, environment: environment,
                 nextDueAt: duePolicy.nextDue(subscriptions: Array(after.values), flagged: flagged, nowMs: nowMs),
-                verificationState: flagged ? "flagged" : "verified", attemptedAt: nowMs, appleStatus: response.rawStatus,
+                verificationState: flagged ? "flagged" : "verified", attemptedAt: nowMs, appleStatus: account.appleStatus,
                 verifiedAt: nowMs, consecutiveFailures: 0, message: message),
             runItem: runItem(
-                snapshot, changed ? .updated : .unchanged, nowMs: nowMs, appleStatus: response.rawStatus, environment: environment,
+                snapshot, changed ? .updated : .unchanged, nowMs: nowMs, appleStatus: account.appleStatus, environment: environment,
                 old: headlineBefore, new: headlineAfter, message: message),
             subscriptionChanges: changes)
     }
@@ -188,7 +188,7 @@ public struct ReceiptReconciler: Sendable {
     }
 
     private func rejection(
-        _ outcome: RunItemOutcome, state: String, appleStatus: Int, environment: ReceiptEnvironment?,
+        _ outcome: RunItemOutcome, state: String, appleStatus: Int?, environment: ReceiptEnvironment?,
         snapshot: ReceiptSnapshot, nowMs: Int64, message: String
     ) -> ReceiptUpdate {
         let headline = headline(of: snapshot.subscriptionsOfThisReceipt)

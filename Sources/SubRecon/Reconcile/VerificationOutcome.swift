@@ -1,10 +1,13 @@
-/// What the verification source (verifyReceipt today, the App Store Server API later) says about
-/// one receipt, classified. The pipeline and the reconciler depend only on this.
+/// What the verification source (verifyReceipt or the App Store Server API) says about one
+/// receipt, classified. The pipeline and the reconciler depend only on this.
 public enum VerificationOutcome: Sendable {
-    /// Apple answered with the receipt's subscriptions (status 0, or a legacy 21006).
-    case answered(VerifyReceiptResponse, environment: ReceiptEnvironment)
-    /// 21003: the receipt could not be authenticated. Definitive; nothing it granted is extended.
-    case invalid(appleStatus: Int, environment: ReceiptEnvironment?)
+    /// Apple answered with the customer's subscriptions (verifyReceipt status 0 or a legacy 21006,
+    /// or a verified Server API answer).
+    case answered(AppleAccount)
+    /// Definitive: verifyReceipt's 21003 (the receipt could not be authenticated), or the Server
+    /// API knows the transaction nowhere (4040010 in both environments), or no transaction id could
+    /// be found to ask about. Nothing it granted is extended. `message` is operator-facing.
+    case invalid(appleStatus: Int?, environment: ReceiptEnvironment?, message: String)
     /// 21010: Apple cannot find the account. Definitive.
     case accountGone(environment: ReceiptEnvironment?)
     /// No usable answer (transport failure, retryable or undocumented status, nonsense body):
@@ -39,15 +42,36 @@ public struct VerificationFailure: Sendable, Equatable, Error {
     }
 }
 
+extension VerificationOutcome {
+    /// A verifyReceipt answer (status 0 or 21006) as an outcome.
+    public static func answered(_ response: VerifyReceiptResponse, environment: ReceiptEnvironment) -> VerificationOutcome {
+        .answered(AppleAccount(response, environment: environment))
+    }
+
+    /// verifyReceipt's 21003.
+    public static func invalid(appleStatus: Int, environment: ReceiptEnvironment?) -> VerificationOutcome {
+        .invalid(
+            appleStatus: appleStatus, environment: environment,
+            message: "Apple could not authenticate this receipt (\(appleStatus)); its subscriptions were left as they were")
+    }
+}
+
 /// An answer that makes every further request pointless (exit code 2).
 public enum RunStoppingProblem: Error, Sendable, Equatable, CustomStringConvertible {
     case sharedSecretMismatch
     case requestRejected
+    /// The App Store Server API refused our JWT (HTTP 401).
+    case apiKeyRejected(environment: ReceiptEnvironment)
+    /// The App Store Server API does not know the app (4040003).
+    case appNotFound(environment: ReceiptEnvironment)
 
+    /// The status recorded in run items: verifyReceipt's code, or the HTTP status / error code.
     public var appleStatus: Int {
         switch self {
         case .sharedSecretMismatch: 21004
         case .requestRejected: 21000
+        case .apiKeyRejected: 401
+        case .appNotFound: 4040003
         }
     }
 
@@ -59,6 +83,15 @@ public enum RunStoppingProblem: Error, Sendable, Equatable, CustomStringConverti
                 + "SUBRECON_SHARED_SECRET_FILE to the current secret. The run stopped; no subscription was changed because of it."
         case .requestRejected:
             "Apple answered 21000: it could not read our request (a bug in subrecon or a proxy in between). "
+                + "The run stopped; no subscription was changed because of it."
+        case .apiKeyRejected(let environment):
+            "The App Store Server API (\(environment.rawValue)) answered 401: it refused our JSON Web Token. Likely causes: "
+                + "the key file, key ID (SUBRECON_API_KEY_ID) or issuer ID (SUBRECON_API_ISSUER_ID) is wrong or does not "
+                + "belong together; the key was revoked in App Store Connect; the bundle ID (SUBRECON_BUNDLE_ID, case-sensitive) "
+                + "is not this key's app; this machine's clock is off; or the app has no production release yet (production "
+                + "then answers 401 while the sandbox works). The run stopped; no subscription was changed because of it."
+        case .appNotFound(let environment):
+            "The App Store Server API (\(environment.rawValue)) does not know the app (4040003): check SUBRECON_BUNDLE_ID. "
                 + "The run stopped; no subscription was changed because of it."
         }
     }

@@ -13,7 +13,7 @@ public struct ReceiptDigest: Sendable, Equatable {
     /// The digest of the answer's `latest_receipt` when it differs from the receipt sent (only then
     /// is it stored); nil otherwise.
     public init?(latestReceiptOf outcome: VerificationOutcome, sent: ReceiptToVerify) {
-        guard case .answered(let response, _) = outcome, let latest = response.latestReceipt,
+        guard case .answered(let account) = outcome, let latest = account.replacementReceipt,
             latest != sent.receiptData
         else { return nil }
         self.init(data: latest)

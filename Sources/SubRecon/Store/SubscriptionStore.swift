@@ -76,7 +76,7 @@ public struct ReceiptReconciliation: Sendable {
         runID: Int64?, latestReceiptDigest: ReceiptDigest? = nil
     ) {
         var periodKeys: [String] = []
-        if case .answered(let response, _) = outcome { periodKeys = response.transactions.compactMap(\.periodKey) }
+        if case .answered(let account) = outcome { periodKeys = account.transactions.compactMap(\.periodKey) }
         self.init(receipt: receipt, periodKeys: periodKeys, latestReceiptDigest: latestReceiptDigest) { snapshot in
             reconciler.reconcile(outcome, snapshot: snapshot, nowMs: nowMs, runID: runID)
         }

@@ -1,0 +1,42 @@
+/// What Apple says about one customer's subscriptions, in our words, whichever API answered:
+/// verifyReceipt's `latest_receipt_info` + `pending_renewal_info`, or the App Store Server API's
+/// verified signed transactions + renewal info. The reconciler, the state derivation, the due
+/// policy and the writer see only this.
+public struct AppleAccount: Sendable, Equatable {
+    /// Where Apple found the customer.
+    public var environment: ReceiptEnvironment
+    /// The transactions Apple reported: at least the newest of each subscription; with the Server
+    /// API's history, every billed period since the stored revision.
+    public var transactions: [AppleTransaction]
+    /// One entry per subscription (matched by original transaction id).
+    public var renewals: [PendingRenewal]
+    /// verifyReceipt's `latest_receipt`, which replaces the stored receipt; nil from the Server API.
+    public var replacementReceipt: String?
+    /// The status recorded in run items: verifyReceipt's `status` (0, or a legacy 21006); 0 for a
+    /// verified Server API answer.
+    public var appleStatus: Int
+    /// Server API only: the history `revision` reached per original transaction id, stored so the
+    /// next check asks only for what Apple billed since.
+    public var historyRevisions: [String: String]
+
+    public init(
+        environment: ReceiptEnvironment, transactions: [AppleTransaction], renewals: [PendingRenewal],
+        replacementReceipt: String? = nil, appleStatus: Int = 0, historyRevisions: [String: String] = [:]
+    ) {
+        self.environment = environment
+        self.transactions = transactions
+        self.renewals = renewals
+        self.replacementReceipt = replacementReceipt
+        self.appleStatus = appleStatus
+        self.historyRevisions = historyRevisions
+    }
+}
+
+extension AppleAccount {
+    /// A verifyReceipt answer (status 0 or 21006) mapped onto the model.
+    public init(_ response: VerifyReceiptResponse, environment: ReceiptEnvironment) {
+        self.init(
+            environment: environment, transactions: response.transactions, renewals: response.pendingRenewals,
+            replacementReceipt: response.latestReceipt, appleStatus: response.rawStatus)
+    }
+}
