@@ -15,14 +15,17 @@ public struct AppleTransaction: Sendable, Equatable {
     public var isInIntroOfferPeriod: Bool?
     public var ownershipType: String?
     public var subscriptionGroupIdentifier: String?
+    /// The UUID the app attached to the purchase (`appAccountToken`, or verifyReceipt's `app_account_token`).
+    public var appAccountToken: String?
 
     public init(
         transactionID: String?, originalTransactionID: String?, webOrderLineItemID: String? = nil,
         productID: String?, purchaseDateMs: Int64? = nil, expiresDateMs: Int64?,
         cancellationDateMs: Int64? = nil, cancellationReason: String? = nil, isUpgraded: Bool = false,
         isTrialPeriod: Bool? = nil, isInIntroOfferPeriod: Bool? = nil, ownershipType: String? = nil,
-        subscriptionGroupIdentifier: String? = nil
+        subscriptionGroupIdentifier: String? = nil, appAccountToken: String? = nil
     ) {
+        self.appAccountToken = appAccountToken
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
         self.webOrderLineItemID = webOrderLineItemID

@@ -94,7 +94,8 @@ public struct ReceiptReconciler: Sendable {
                 expirationIntent: state.expirationIntent, gracePeriodExpiresDateMs: state.gracePeriodExpiresDateMs,
                 isInBillingRetry: state.isInBillingRetry, cancellationDateMs: state.cancellationDateMs,
                 ownershipType: state.ownershipType, environment: environment, lastVerifiedAt: nowMs,
-                firstSeenAt: stored?.firstSeenAt ?? nowMs, updatedAt: nowMs, flag: nil)
+                firstSeenAt: stored?.firstSeenAt ?? nowMs, updatedAt: nowMs, flag: nil,
+                latestTransactionID: state.latestTransactionID, appAccountToken: state.appAccountToken)
             if let stored, stored.hasSameReportedState(as: row) {
                 row.updatedAt = stored.updatedAt
             } else {

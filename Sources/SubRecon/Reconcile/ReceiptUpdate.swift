@@ -35,6 +35,8 @@ public struct ReceiptChange: Sendable, Equatable {
     public var verifiedAt: Int64?
     public var consecutiveFailures: Int
     public var message: String?
+    /// Server API: the customer's transaction-history `revision` reached (nil: leave it).
+    public var historyRevision: String? = nil
 }
 
 /// A row of `run_items`.

@@ -15,13 +15,20 @@ public struct SubscriptionState: Sendable, Equatable {
     public var cancellationDateMs: Int64?
     /// `PURCHASED` or `FAMILY_SHARED` when Apple says.
     public var ownershipType: String?
+    /// The governing transaction's id: when Apple's newest differs from the stored one, something
+    /// was billed since (the Server API then reads the history).
+    public var latestTransactionID: String?
+    /// The governing transaction's `appAccountToken`, when Apple sent one.
+    public var appAccountToken: String?
 
     public init(
         originalTransactionID: String, productID: String, status: SubscriptionStatus, expiresDateMs: Int64,
         autoRenewStatus: Bool? = nil, autoRenewProductID: String? = nil, expirationIntent: Int? = nil,
         gracePeriodExpiresDateMs: Int64? = nil, isInBillingRetry: Bool? = nil, cancellationDateMs: Int64? = nil,
-        ownershipType: String? = nil
+        ownershipType: String? = nil, latestTransactionID: String? = nil, appAccountToken: String? = nil
     ) {
+        self.latestTransactionID = latestTransactionID
+        self.appAccountToken = appAccountToken
         self.originalTransactionID = originalTransactionID
         self.productID = productID
         self.status = status

@@ -75,7 +75,8 @@ public enum SubscriptionStateDerivation {
                 expiresDateMs: top.expiresDateMs!, autoRenewStatus: renewal?.autoRenewStatus,
                 autoRenewProductID: renewal?.autoRenewProductID, expirationIntent: renewal?.expirationIntent,
                 isInBillingRetry: renewal?.isInBillingRetryPeriod, cancellationDateMs: top.cancellationDateMs,
-                ownershipType: top.ownershipType)
+                ownershipType: top.ownershipType, latestTransactionID: top.transactionID,
+                appAccountToken: top.appAccountToken)
         }
         guard let best = sorted.first(where: { $0.cancellationDateMs == nil }) else { return nil }
         let expires = best.expiresDateMs!
@@ -96,6 +97,7 @@ public enum SubscriptionStateDerivation {
             expirationIntent: status == .active ? nil : renewal?.expirationIntent,
             gracePeriodExpiresDateMs: renewal?.gracePeriodExpiresDateMs,
             isInBillingRetry: renewal?.isInBillingRetryPeriod,
-            ownershipType: best.ownershipType)
+            ownershipType: best.ownershipType, latestTransactionID: sorted[0].transactionID,
+            appAccountToken: best.appAccountToken)
     }
 }

@@ -44,7 +44,7 @@ public struct ReportExporter: Sendable {
             sql: """
                 SELECT user_id, original_transaction_id, product_id, status, expires_date_ms, auto_renew_status,
                        auto_renew_product_id, expiration_intent, grace_period_expires_date_ms, is_in_billing_retry,
-                       environment, last_verified_at, cancellation_date_ms
+                       environment, last_verified_at, cancellation_date_ms, app_account_token
                 FROM subscriptions ORDER BY user_id, original_transaction_id
                 """)
         while let row = try rows.next() {
@@ -60,6 +60,7 @@ public struct ReportExporter: Sendable {
                 (row["last_verified_at"] as Int64?).map(ISO8601.string(fromMilliseconds:)),
                 status == SubscriptionStatus.refunded.rawValue
                     ? (row["cancellation_date_ms"] as Int64?).map(String.init) : nil,
+                row["app_account_token"],
             ])
         }
     }

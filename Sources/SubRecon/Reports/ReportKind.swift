@@ -16,7 +16,8 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .subscriptions:
             ["user_id", "original_transaction_id", "product_id", "status", "entitled", "expires_at", "expires_date_ms",
              "auto_renew_status", "auto_renew_product_id", "expiration_intent", "grace_period_expires_at",
-             "is_in_billing_retry", "environment", "last_verified_at", "cancellation_date_ms"]
+             "is_in_billing_retry", "environment", "last_verified_at", "cancellation_date_ms",
+             "app_account_token"]
         case .renewals:
             ["transaction_id", "original_transaction_id", "web_order_line_item_id", "user_id", "product_id",
              "purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "is_trial_period",

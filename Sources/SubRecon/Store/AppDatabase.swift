@@ -208,6 +208,17 @@ public struct AppDatabase: Sendable {
                 CREATE INDEX renewals_first_seen ON renewals(first_seen_at);
                 """)
         }
+        migrator.registerMigration("v4-server-api") { db in
+            // The App Store Server API: which transaction to ask about (an import's transaction_id,
+            // or the newest one learned), the history revision reached per customer, and the
+            // app's account token per subscription (`report subscriptions`' last column).
+            try db.execute(sql: """
+                ALTER TABLE receipts ADD COLUMN transaction_id TEXT CHECK (transaction_id <> '');
+                ALTER TABLE receipts ADD COLUMN history_revision TEXT;
+                ALTER TABLE subscriptions ADD COLUMN latest_transaction_id TEXT;
+                ALTER TABLE subscriptions ADD COLUMN app_account_token TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -21,6 +21,10 @@ public struct StoredSubscription: Sendable, Equatable, Codable, FetchableRecord 
     public var updatedAt: Int64
     /// Why the last answer was not applied (kept state), if it wasn't.
     public var flag: String?
+    /// The newest transaction id Apple reported for it (decides whether the Server API history is read).
+    public var latestTransactionID: String? = nil
+    /// The `appAccountToken` of the governing transaction, when Apple sent one.
+    public var appAccountToken: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case userID = "user_id", originalTransactionID = "original_transaction_id", receiptID = "receipt_id"
@@ -30,6 +34,7 @@ public struct StoredSubscription: Sendable, Equatable, Codable, FetchableRecord 
         case isInBillingRetry = "is_in_billing_retry", cancellationDateMs = "cancellation_date_ms"
         case ownershipType = "ownership_type", environment, lastVerifiedAt = "last_verified_at"
         case firstSeenAt = "first_seen_at", updatedAt = "updated_at", flag
+        case latestTransactionID = "latest_transaction_id", appAccountToken = "app_account_token"
     }
 
     /// The fields the contract reports about a subscription; a change in any of them is an update.
@@ -39,7 +44,7 @@ public struct StoredSubscription: Sendable, Equatable, Codable, FetchableRecord 
             && expirationIntent == other.expirationIntent
             && gracePeriodExpiresDateMs == other.gracePeriodExpiresDateMs
             && isInBillingRetry == other.isInBillingRetry && cancellationDateMs == other.cancellationDateMs
-            && environment == other.environment
+            && environment == other.environment && appAccountToken == other.appAccountToken
     }
 }
 
@@ -49,7 +54,8 @@ extension StoredSubscription {
     static let selectedColumns = """
         user_id, original_transaction_id, receipt_id, product_id, status, expires_date_ms, auto_renew_status,
         auto_renew_product_id, expiration_intent, grace_period_expires_date_ms, is_in_billing_retry,
-        cancellation_date_ms, ownership_type, environment, last_verified_at, first_seen_at, updated_at, flag
+        cancellation_date_ms, ownership_type, environment, last_verified_at, first_seen_at, updated_at, flag,
+        latest_transaction_id, app_account_token
         """
 
     /// The current row of `SELECT \(selectedColumns) FROM subscriptions`.
@@ -70,6 +76,7 @@ extension StoredSubscription {
             gracePeriodExpiresDateMs: row.optionalInt64(9), isInBillingRetry: row.optionalBool(10),
             cancellationDateMs: row.optionalInt64(11), ownershipType: row.optionalText(12), environment: environment,
             lastVerifiedAt: row.int64(14), firstSeenAt: row.int64(15), updatedAt: row.int64(16),
-            flag: row.optionalText(17))
+            flag: row.optionalText(17), latestTransactionID: row.optionalText(18),
+            appAccountToken: row.optionalText(19))
     }
 }

@@ -19,8 +19,9 @@ struct UpdateWriter {
                 INSERT INTO subscriptions (user_id, original_transaction_id, receipt_id, product_id, status,
                     expires_date_ms, auto_renew_status, auto_renew_product_id, expiration_intent,
                     grace_period_expires_date_ms, is_in_billing_retry, cancellation_date_ms, ownership_type,
-                    environment, last_verified_at, first_seen_at, updated_at, flag)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    environment, last_verified_at, first_seen_at, updated_at, flag, latest_transaction_id,
+                    app_account_token)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (user_id, original_transaction_id) DO UPDATE SET
                     receipt_id = excluded.receipt_id, product_id = excluded.product_id, status = excluded.status,
                     expires_date_ms = excluded.expires_date_ms, auto_renew_status = excluded.auto_renew_status,
@@ -30,7 +31,9 @@ struct UpdateWriter {
                     is_in_billing_retry = excluded.is_in_billing_retry,
                     cancellation_date_ms = excluded.cancellation_date_ms, ownership_type = excluded.ownership_type,
                     environment = excluded.environment, last_verified_at = excluded.last_verified_at,
-                    updated_at = excluded.updated_at, flag = excluded.flag
+                    updated_at = excluded.updated_at, flag = excluded.flag,
+                    latest_transaction_id = excluded.latest_transaction_id,
+                    app_account_token = excluded.app_account_token
                 """)
         // DO NOTHING on conflict: a period is stored once, whoever saw it first.
         insertRenewal = try DirectStatement(
@@ -54,7 +57,8 @@ struct UpdateWriter {
                 UPDATE receipts SET
                     receipt_data = COALESCE(?, receipt_data), environment = COALESCE(?, environment),
                     next_due_at = ?, last_attempt_at = ?, last_verified_at = COALESCE(?, last_verified_at),
-                    last_apple_status = ?, verification_state = ?, consecutive_failures = ?, last_message = ?
+                    last_apple_status = ?, verification_state = ?, consecutive_failures = ?, last_message = ?,
+                    history_revision = COALESCE(?, history_revision)
                 WHERE id = ?
                 """)
         insertVersion = try DirectStatement(
@@ -92,7 +96,7 @@ struct UpdateWriter {
                 s.userID, s.originalTransactionID, s.receiptID, s.productID, s.status.rawValue, s.expiresDateMs,
                 s.autoRenewStatus, s.autoRenewProductID, s.expirationIntent, s.gracePeriodExpiresDateMs,
                 s.isInBillingRetry, s.cancellationDateMs, s.ownershipType, s.environment.rawValue, s.lastVerifiedAt,
-                s.firstSeenAt, s.updatedAt, s.flag)
+                s.firstSeenAt, s.updatedAt, s.flag, s.latestTransactionID, s.appAccountToken)
         }
         for r in update.newRenewals {
             try insertRenewal.run(
@@ -107,7 +111,7 @@ struct UpdateWriter {
             try updateReceipt.run(
                 change.newReceiptData, change.environment?.rawValue, change.nextDueAt, change.attemptedAt,
                 change.verifiedAt, change.appleStatus, change.verificationState, change.consecutiveFailures,
-                change.message, update.receiptID)
+                change.message, change.historyRevision, update.receiptID)
             if let data = change.newReceiptData {
                 // Trusted only for the very bytes written: a digest of other data would key a wrong version.
                 let sha256 = digest.flatMap { $0.data == data ? $0.sha256Hex : nil } ?? ReceiptFingerprint.sha256Hex(data)

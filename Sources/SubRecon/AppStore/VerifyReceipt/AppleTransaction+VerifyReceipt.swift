@@ -20,6 +20,7 @@ extension AppleTransaction {
             case .isInIntroOfferPeriod: try scanner.readFirst(into: &sent.isInIntroOfferPeriod)
             case .ownershipType: try scanner.readFirst(into: &sent.ownershipType)
             case .subscriptionGroupIdentifier: try scanner.readFirst(into: &sent.subscriptionGroupIdentifier)
+            case .appAccountToken: try scanner.readFirst(into: &sent.appAccountToken)
             }
         }
         return AppleTransaction(
@@ -30,14 +31,15 @@ extension AppleTransaction {
             cancellationDateMs: sent.cancellationDateMs.milliseconds(orDate: sent.cancellationDate),
             cancellationReason: sent.cancellationReason.text, isUpgraded: sent.isUpgraded.flag ?? false,
             isTrialPeriod: sent.isTrialPeriod.flag, isInIntroOfferPeriod: sent.isInIntroOfferPeriod.flag,
-            ownershipType: sent.ownershipType.text, subscriptionGroupIdentifier: sent.subscriptionGroupIdentifier.text)
+            ownershipType: sent.ownershipType.text, subscriptionGroupIdentifier: sent.subscriptionGroupIdentifier.text,
+            appAccountToken: sent.appAccountToken.text)
     }
 
     /// The keys read; every other key is skipped.
     private enum Key {
         case transactionID, originalTransactionID, webOrderLineItemID, productID, purchaseDateMs, purchaseDate
         case expiresDateMs, expiresDate, cancellationDateMs, cancellationDate, cancellationReason, isUpgraded
-        case isTrialPeriod, isInIntroOfferPeriod, ownershipType, subscriptionGroupIdentifier
+        case isTrialPeriod, isInIntroOfferPeriod, ownershipType, subscriptionGroupIdentifier, appAccountToken
 
         init?(name: UnsafeRawBufferPointer) {
             // The length picks the candidates, so most keys cost one comparison.
@@ -53,6 +55,7 @@ extension AppleTransaction {
             case 17 where name.isKey("cancellation_date"): self = .cancellationDate
             case 19 where name.isKey("cancellation_reason"): self = .cancellationReason
             case 20 where name.isKey("cancellation_date_ms"): self = .cancellationDateMs
+            case 17 where name.isKey("app_account_token"): self = .appAccountToken
             case 21 where name.isKey("in_app_ownership_type"): self = .ownershipType
             case 22 where name.isKey("web_order_line_item_id"): self = .webOrderLineItemID
             case 23 where name.isKey("original_transaction_id"): self = .originalTransactionID
@@ -73,5 +76,6 @@ extension AppleTransaction {
         var cancellationReason = ScannedValue.absent, isUpgraded = ScannedValue.absent
         var isTrialPeriod = ScannedValue.absent, isInIntroOfferPeriod = ScannedValue.absent
         var ownershipType = ScannedValue.absent, subscriptionGroupIdentifier = ScannedValue.absent
+        var appAccountToken = ScannedValue.absent
     }
 }
