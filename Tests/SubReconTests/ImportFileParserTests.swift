@@ -32,8 +32,8 @@ private func row(
 }
 
 private let headerUsage =
-    "the first line must be the header user_id,receipt_data (optionally also product_id and environment)"
-private let columnList = "user_id, receipt_data, product_id and environment"
+    "the first line must be the header user_id,receipt_data (optionally also product_id, environment and transaction_id)"
+private let columnList = "user_id, receipt_data, product_id, environment and transaction_id"
 
 @Suite("ImportFileParser: CSV")
 struct ImportFileParserCSVTests {
@@ -430,5 +430,24 @@ struct ImportFileParserRulesTests {
         #expect(ImportFormat.resolved(explicit: nil, path: "a.csv", data: json) == .csv)
         #expect(ImportFormat.resolved(explicit: nil, path: "-", data: json) == .jsonl)
         #expect(ImportFormat.resolved(explicit: nil, path: "receipts.txt", data: Data("user_id".utf8)) == .csv)
+    }
+}
+
+@Suite struct ImportTransactionIDTests {
+    @Test func aTransactionIDColumnIsReadFromCSVAndJSONLines() throws {
+        let csv = ImportFileParser(format: .csv, sourceName: "t.csv").parse(
+            Data("user_id,receipt_data,transaction_id\nu1,QUJD,2000000123456789\nu2,QUJD,\n".utf8))
+        #expect(csv.problems.isEmpty)
+        #expect(csv.rows.map(\.transactionID) == ["2000000123456789", nil])
+        let jsonl = ImportFileParser(format: .jsonl, sourceName: "t.jsonl").parse(
+            Data(#"{"user_id":"u1","receipt_data":"QUJD","transaction_id":"42"}"#.utf8))
+        #expect(jsonl.rows.first?.transactionID == "42")
+    }
+
+    @Test func aTransactionIDThatIsNotDigitsIsABadRow() {
+        let result = ImportFileParser(format: .csv, sourceName: "t.csv").parse(
+            Data("user_id,receipt_data,transaction_id\nu1,QUJD,12ab\n".utf8))
+        #expect(result.rows.isEmpty)
+        #expect(result.problems.first?.reason.contains("transaction_id must be") == true)
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Rules, for both formats:
 /// - Columns (CSV header names, compared case-insensitively) and keys (JSON, exact) are `user_id`,
-///   `receipt_data`, and optionally `product_id`, `environment`, in any order. Any other name is
+///   `receipt_data`, and optionally `product_id`, `environment`, `transaction_id`, in any order. Any other name is
 ///   rejected, so a typo such as `enviroment` cannot silently drop data.
 /// - `user_id` must not be empty, have surrounding whitespace or contain control characters; it is
 ///   kept exactly as given.
@@ -68,9 +68,9 @@ public struct ImportFileParser: Sendable {
     // MARK: - Shared
 
     /// The column names, in the order messages list them.
-    static let columnNames = ["user_id", "receipt_data", "product_id", "environment"]
+    static let columnNames = ["user_id", "receipt_data", "product_id", "environment", "transaction_id"]
     static let requiredColumnNames: Set = ["user_id", "receipt_data"]
-    private static let columnList = "user_id, receipt_data, product_id and environment"
+    private static let columnList = "user_id, receipt_data, product_id, environment and transaction_id"
 
     private struct Collector {
         let sourceName: String
@@ -88,6 +88,7 @@ public struct ImportFileParser: Sendable {
         var receiptData: String?
         var productID: String?
         var environment: String?
+        var transactionID: String? = nil
     }
 
     private func validate(_ raw: RawRecord, line: Int, into collector: inout Collector) {
@@ -102,6 +103,11 @@ public struct ImportFileParser: Sendable {
         }
 
         let productID = raw.productID.map(ASCII.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
+        // Apple's transaction ids are digit strings; anything else can't be asked about.
+        let transactionID = raw.transactionID.map(ASCII.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
+        if let transactionID, transactionID.utf8.count > 32 || !transactionID.utf8.allSatisfy({ (48...57).contains($0) }) {
+            reasons.append("transaction_id must be Apple's transaction id (up to 32 digits), not \(Self.quoted(String(transactionID.prefix(40))))")
+        }
 
         var environment: ReceiptEnvironment?
         if let value = raw.environment.map(ASCII.trimmingWhitespace), !value.isEmpty {
@@ -115,7 +121,7 @@ public struct ImportFileParser: Sendable {
         if reasons.isEmpty {
             collector.rows.append(ImportRow(
                 line: line, userID: userID, receiptData: receiptData,
-                productID: productID, environment: environment
+                productID: productID, environment: environment, transactionID: transactionID
             ))
         } else {
             collector.reject(line: line, reasons)
@@ -192,7 +198,7 @@ public struct ImportFileParser: Sendable {
     // MARK: - CSV
 
     private static let headerUsage =
-        "the first line must be the header user_id,receipt_data (optionally also product_id and environment)"
+        "the first line must be the header user_id,receipt_data (optionally also product_id, environment and transaction_id)"
 
     private func parseCSV(_ bytes: UnsafeBufferPointer<UInt8>, into collector: inout Collector) {
         // Column index of each known name, once the header has been accepted.
@@ -243,7 +249,8 @@ public struct ImportFileParser: Sendable {
                     userID: columnIndex["user_id"].map { fields[$0] },
                     receiptData: columnIndex["receipt_data"].map { fields[$0] },
                     productID: columnIndex["product_id"].map { fields[$0] },
-                    environment: columnIndex["environment"].map { fields[$0] }
+                    environment: columnIndex["environment"].map { fields[$0] },
+                    transactionID: columnIndex["transaction_id"].map { fields[$0] }
                 )
                 validate(raw, line: line, into: &collector)
             }
@@ -343,7 +350,8 @@ public struct ImportFileParser: Sendable {
         }
         let raw = RawRecord(
             userID: strings["user_id"], receiptData: strings["receipt_data"],
-            productID: strings["product_id"], environment: strings["environment"]
+            productID: strings["product_id"], environment: strings["environment"],
+            transactionID: strings["transaction_id"]
         )
         validate(raw, line: line, into: &collector)
     }

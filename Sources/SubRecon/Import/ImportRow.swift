@@ -11,6 +11,8 @@ public struct ImportRow: Sendable, Equatable {
     public var productID: String?
     /// Where to verify first; `nil` when absent or empty.
     public var environment: ReceiptEnvironment?
+    /// A transaction id of the customer (the App Store Server API is asked about it); optional.
+    public var transactionID: String?
 
     /// Creates a row; the parser is the usual source of these.
     public init(
@@ -18,8 +20,10 @@ public struct ImportRow: Sendable, Equatable {
         userID: String,
         receiptData: String,
         productID: String? = nil,
-        environment: ReceiptEnvironment? = nil
+        environment: ReceiptEnvironment? = nil,
+        transactionID: String? = nil
     ) {
+        self.transactionID = transactionID
         self.line = line
         self.userID = userID
         self.receiptData = receiptData

@@ -20,8 +20,9 @@ extension AppDatabase {
                 sql: "SELECT 1 FROM receipt_versions WHERE user_id = ? AND receipt_sha256 = ?")
             let insertReceipt = try db.cachedStatement(
                 sql: """
-                    INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at)
-                    VALUES (?, ?, ?, ?, ?, 0)
+                    INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at,
+                        transaction_id)
+                    VALUES (?, ?, ?, ?, ?, 0, ?)
                     """)
             let insertVersion = try db.cachedStatement(
                 sql: "INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)")
@@ -31,7 +32,7 @@ extension AppDatabase {
                     continue
                 }
                 try insertReceipt.execute(arguments: [
-                    row.userID, row.receiptData, row.productID, row.environment?.rawValue, nowMs,
+                    row.userID, row.receiptData, row.productID, row.environment?.rawValue, nowMs, row.transactionID,
                 ])
                 try insertVersion.execute(arguments: [row.userID, digest, db.lastInsertedRowID, nowMs])
                 summary.imported += 1
