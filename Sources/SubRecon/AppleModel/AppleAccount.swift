@@ -15,20 +15,20 @@ public struct AppleAccount: Sendable, Equatable {
     /// The status recorded in run items: verifyReceipt's `status` (0, or a legacy 21006); 0 for a
     /// verified Server API answer.
     public var appleStatus: Int
-    /// Server API only: the history `revision` reached per original transaction id, stored so the
-    /// next check asks only for what Apple billed since.
-    public var historyRevisions: [String: String]
+    /// Server API only: the customer's transaction-history `revision` reached (the history is the
+    /// customer's, across subscriptions), stored so the next read asks only for what came since.
+    public var historyRevision: String?
 
     public init(
         environment: ReceiptEnvironment, transactions: [AppleTransaction], renewals: [PendingRenewal],
-        replacementReceipt: String? = nil, appleStatus: Int = 0, historyRevisions: [String: String] = [:]
+        replacementReceipt: String? = nil, appleStatus: Int = 0, historyRevision: String? = nil
     ) {
         self.environment = environment
         self.transactions = transactions
         self.renewals = renewals
         self.replacementReceipt = replacementReceipt
         self.appleStatus = appleStatus
-        self.historyRevisions = historyRevisions
+        self.historyRevision = historyRevision
     }
 }
 

@@ -162,7 +162,8 @@ public struct ReceiptReconciler: Sendable {
                 newReceiptData: newReceiptData, environment: environment,
                 nextDueAt: duePolicy.nextDue(subscriptions: Array(after.values), flagged: flagged, nowMs: nowMs),
                 verificationState: flagged ? "flagged" : "verified", attemptedAt: nowMs, appleStatus: account.appleStatus,
-                verifiedAt: nowMs, consecutiveFailures: 0, message: message),
+                verifiedAt: nowMs, consecutiveFailures: 0, message: message,
+                historyRevision: flagged ? nil : account.historyRevision),
             runItem: runItem(
                 snapshot, changed ? .updated : .unchanged, nowMs: nowMs, appleStatus: account.appleStatus, environment: environment,
                 old: headlineBefore, new: headlineAfter, message: message),

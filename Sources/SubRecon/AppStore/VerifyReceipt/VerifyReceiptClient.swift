@@ -29,32 +29,7 @@ public struct VerifyReceiptClient: ReceiptVerifier {
     /// Verifies with retries: a retryable failure is tried again after a jittered backoff, up to
     /// the policy's attempts. Cancellation (a graceful stop) ends the waiting, not the attempt.
     public func verify(_ receipt: ReceiptToVerify) async -> VerificationOutcome {
-        var attempt = 1
-        while true {
-            let outcome = await verifyOnce(receipt)
-            guard case .failed(var failure) = outcome else { return outcome }
-            failure.attempts = attempt
-            guard failure.isRetryable, !Task.isCancelled,
-                let wait = retryPolicy.delay(
-                    afterAttempt: attempt, retryAfter: failure.retryAfter, random: Double.random(in: 0..<1))
-            else {
-                if failure.isRetryable, attempt > 1 { failure.message += " (after \(attempt) attempts)" }
-                return .failed(failure)
-            }
-            logger.debug(
-                "retrying after a transient failure",
-                metadata: [
-                    "receipt.id": "\(receipt.id)", "retry.attempt": "\(attempt)", "retry.wait": "\(wait)",
-                    "apple.status": "\(failure.appleStatus.map(String.init) ?? "-")",
-                ])
-            do {
-                try await Task.sleep(for: wait)
-            } catch {
-                failure.message += " (run stopping; not retried)"
-                return .failed(failure)
-            }
-            attempt += 1
-        }
+        await retryPolicy.verify(receipt, logger: logger) { await verifyOnce(receipt) }
     }
 
     /// One verification: at most two requests (one environment switch).

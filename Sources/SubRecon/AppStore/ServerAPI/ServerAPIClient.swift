@@ -1,0 +1,358 @@
+import AppleSignedData
+import Foundation
+import Logging
+import SubReconHTTP
+
+/// Asks the App Store Server API about one receipt's customer and classifies the answer.
+///
+/// Which transaction: the original transaction id learned earlier, else the import's
+/// `transaction_id`, else one read from the app receipt itself (no verifyReceipt call). Routing:
+/// the remembered environment first (production when unknown); 4040010 is asked once in the
+/// other environment. Every signed item is verified (JWS → x5c chain → configured root, then
+/// bundle id, environment and the renewal's binding to its transaction) before any of it is used.
+/// When the newest transaction of a subscription differs from the stored one, the customer's
+/// transaction history is read from the stored revision, so every billed period is recorded.
+public struct ServerAPIClient: ReceiptVerifier {
+    let transport: any HTTPTransport
+    let endpoints: ServerAPIEndpoints
+    let tokens: BearerTokenProvider
+    let verifier: SignedDataVerifier
+    let bundleID: String
+    let appAppleID: Int64?
+    let products: Set<String>
+    let limiter: APIRateLimiter
+    let requestTimeout: Duration
+    let retryPolicy: RetryPolicy
+    let clockMs: @Sendable () -> Int64
+    let logger: Logger
+
+    public init(
+        transport: any HTTPTransport, endpoints: ServerAPIEndpoints, tokens: BearerTokenProvider,
+        verifier: SignedDataVerifier, bundleID: String, appAppleID: Int64? = nil, products: Set<String> = [],
+        limiter: APIRateLimiter, requestTimeout: Duration = .seconds(30), retryPolicy: RetryPolicy = .standard,
+        clockMs: @escaping @Sendable () -> Int64, logger: Logger
+    ) {
+        self.transport = transport
+        self.endpoints = endpoints
+        self.tokens = tokens
+        self.verifier = verifier
+        self.bundleID = bundleID
+        self.appAppleID = appAppleID
+        self.products = products
+        self.limiter = limiter
+        self.requestTimeout = requestTimeout
+        self.retryPolicy = retryPolicy
+        self.clockMs = clockMs
+        self.logger = logger
+    }
+
+    public func verify(_ receipt: ReceiptToVerify) async -> VerificationOutcome {
+        guard let transactionID = transactionIDToAsk(receipt) else {
+            return .invalid(
+                appleStatus: nil, environment: receipt.environment,
+                message: "no transaction id to ask the App Store Server API about: none stored, none imported, "
+                    + "and none readable in the receipt data")
+        }
+        return await retryPolicy.verify(receipt, logger: logger) { await verifyOnce(receipt, transactionID: transactionID) }
+    }
+
+    /// The stored original transaction id, else the imported one, else one from the app receipt.
+    func transactionIDToAsk(_ receipt: ReceiptToVerify) -> String? {
+        if let known = receipt.serverAPI.knownSubscriptions.keys.sorted().first { return known }
+        if let imported = receipt.serverAPI.importedTransactionID { return imported }
+        guard !receipt.receiptData.isEmpty, let contents = try? AppReceiptReader.purchases(base64: receipt.receiptData)
+        else { return nil }
+        return contents.transactionIDToAsk(products: products)
+    }
+
+    /// One verification: the statuses (at most one environment switch), then the history if needed.
+    func verifyOnce(_ receipt: ReceiptToVerify, transactionID: String) async -> VerificationOutcome {
+        var environment = receipt.environment ?? .production
+        var switched = false
+        while true {
+            let call = await call(endpoints.subscriptionStatuses(transactionID, environment: environment), environment)
+            switch call {
+            case .outcome(let outcome):
+                return outcome
+            case .notFound:
+                if switched {
+                    return .invalid(
+                        appleStatus: 4_040_010, environment: nil,
+                        message: "the App Store Server API knows transaction \(transactionID) in neither production nor "
+                            + "sandbox (4040010); its subscriptions were left as they were")
+                }
+                switched = true
+                environment = environment == .production ? .sandbox : .production
+            case .body(let body):
+                return await answer(body, environment: environment, receipt: receipt, transactionID: transactionID)
+            }
+        }
+    }
+
+    // MARK: - Answers
+
+    private func answer(
+        _ body: [UInt8], environment: ReceiptEnvironment, receipt: ReceiptToVerify, transactionID: String
+    ) async -> VerificationOutcome {
+        let response: ServerAPIWire.StatusResponse
+        do {
+            response = try JSONDecoder().decode(ServerAPIWire.StatusResponse.self, from: Data(body))
+        } catch {
+            return failed("the App Store Server API's answer (\(body.count) bytes) was not the expected JSON", environment, retryable: true)
+        }
+        if let problem = checkEnvelope(bundleID: response.bundleId, environment: response.environment,
+                                       appAppleID: response.appAppleId, askedAt: environment) {
+            return failed(problem, environment)
+        }
+        var transactions: [AppleTransaction] = []
+        var renewals: [PendingRenewal] = []
+        var needsHistory = false
+        for item in (response.data ?? []).flatMap({ $0.lastTransactions ?? [] }) {
+            guard let signedTransaction = item.signedTransactionInfo else {
+                return failed("an entry of the App Store Server API's answer has no signedTransactionInfo", environment)
+            }
+            let transaction: SignedTransactionPayload
+            do {
+                transaction = try await verifiedTransaction(signedTransaction, askedAt: environment)
+            } catch {
+                return failed(error.message, environment)
+            }
+            guard let otid = transaction.originalTransactionId, item.originalTransactionId == nil || item.originalTransactionId == otid
+            else {
+                return failed("a signed transaction names another original transaction id than its entry", environment)
+            }
+            transactions.append(transaction.appleTransaction)
+            if let signedRenewal = item.signedRenewalInfo {
+                do {
+                    let renewal = try await verifiedRenewal(signedRenewal, of: transaction, askedAt: environment)
+                    renewals.append(renewal.pendingRenewal)
+                } catch {
+                    return failed(error.message, environment)
+                }
+            }
+            // Something was billed since the last check (or this subscription is new to us).
+            let stored = receipt.serverAPI.knownSubscriptions[otid] ?? nil
+            if stored != transaction.transactionId { needsHistory = true }
+        }
+
+        var revision: String? = nil
+        if needsHistory {
+            switch await history(of: transactionID, from: receipt.serverAPI.historyRevision, environment: environment) {
+            case .success(let read):
+                revision = read.revision
+                let known = Set(transactions.compactMap(\.transactionID))
+                transactions += read.transactions.filter { $0.transactionID.map { !known.contains($0) } ?? true }
+            case .failure(let failure):
+                return failure.outcome
+            }
+        }
+        logger.debug(
+            "App Store Server API answered",
+            metadata: [
+                "receipt.id": "\(receipt.id)", "apple.environment": "\(environment.rawValue)",
+                "apple.transactions": "\(transactions.count)", "apple.history": "\(needsHistory)",
+            ])
+        return .answered(
+            AppleAccount(
+                environment: environment, transactions: transactions, renewals: renewals, appleStatus: 0,
+                historyRevision: revision))
+    }
+
+    private struct HistoryRead {
+        var transactions: [AppleTransaction]
+        var revision: String?
+    }
+
+    /// Every transaction of the customer after `revision`, page by page (`hasMore`), each verified.
+    private func history(
+        of transactionID: String, from start: String?, environment: ReceiptEnvironment
+    ) async -> Result<HistoryRead, HistoryFailure> {
+        var read = HistoryRead(transactions: [], revision: start)
+        // Bounded: a customer with more than 1,000 pages (20,000 transactions) is not a subscriber.
+        for _ in 0..<1_000 {
+            let url = endpoints.transactionHistory(transactionID, revision: read.revision, environment: environment)
+            let body: [UInt8]
+            switch await call(url, environment) {
+            case .outcome(let outcome): return .failure(HistoryFailure(outcome))
+            case .notFound:
+                return .failure(HistoryFailure(failed("the transaction history of \(transactionID) was not found (4040010) although its status was", environment, retryable: true)))
+            case .body(let bytes): body = bytes
+            }
+            let page: ServerAPIWire.HistoryResponse
+            do {
+                page = try JSONDecoder().decode(ServerAPIWire.HistoryResponse.self, from: Data(body))
+            } catch {
+                return .failure(HistoryFailure(failed("a transaction history page was not the expected JSON", environment, retryable: true)))
+            }
+            if let problem = checkEnvelope(bundleID: page.bundleId, environment: page.environment,
+                                           appAppleID: page.appAppleId, askedAt: environment) {
+                return .failure(HistoryFailure(failed(problem, environment)))
+            }
+            for signed in page.signedTransactions ?? [] {
+                do {
+                    read.transactions.append(try await verifiedTransaction(signed, askedAt: environment).appleTransaction)
+                } catch {
+                    return .failure(HistoryFailure(failed("transaction history: " + error.message, environment)))
+                }
+            }
+            if let revision = page.revision { read.revision = revision }
+            guard page.hasMore == true, page.revision != nil else { return .success(read) }
+        }
+        return .failure(HistoryFailure(failed("the transaction history did not end after 1,000 pages", environment)))
+    }
+
+    private struct HistoryFailure: Error {
+        var outcome: VerificationOutcome
+        init(_ outcome: VerificationOutcome) { self.outcome = outcome }
+    }
+
+    // MARK: - Trust
+
+    private struct TrustProblem: Error {
+        var message: String
+    }
+
+    private func verifiedTransaction(_ jws: String, askedAt environment: ReceiptEnvironment) async throws(TrustProblem)
+        -> SignedTransactionPayload
+    {
+        let payload: SignedTransactionPayload = try await verified(jws, what: "signed transaction")
+        guard payload.bundleId == bundleID else {
+            throw TrustProblem(
+                message: "a signed transaction is for bundle \"\(payload.bundleId?.prefix(80) ?? "")\", not \(bundleID); nothing was changed")
+        }
+        try checkEnvironment(payload.environment, askedAt: environment, what: "signed transaction")
+        return payload
+    }
+
+    private func verifiedRenewal(
+        _ jws: String, of transaction: SignedTransactionPayload, askedAt environment: ReceiptEnvironment
+    ) async throws(TrustProblem) -> SignedRenewalPayload {
+        let payload: SignedRenewalPayload = try await verified(jws, what: "signed renewal info")
+        // Renewal info carries no bundle id: it must belong to the transaction it came with.
+        guard payload.originalTransactionId == transaction.originalTransactionId else {
+            throw TrustProblem(message: "signed renewal info names another original transaction id than its transaction; nothing was changed")
+        }
+        try checkEnvironment(payload.environment, askedAt: environment, what: "signed renewal info")
+        return payload
+    }
+
+    private func verified<Payload: Decodable>(_ jws: String, what: String) async throws(TrustProblem) -> Payload {
+        let data: VerifiedSignedData
+        do {
+            data = try await verifier.verify(jws)
+        } catch {
+            throw TrustProblem(message: "\(what) failed verification: \(error.description); nothing was changed")
+        }
+        do {
+            return try JSONDecoder().decode(Payload.self, from: Data(data.payload))
+        } catch {
+            throw TrustProblem(message: "\(what) is signed but its payload is not the expected JSON; nothing was changed")
+        }
+    }
+
+    private func checkEnvironment(_ value: String?, askedAt environment: ReceiptEnvironment, what: String) throws(TrustProblem) {
+        guard value == environment.rawValue else {
+            throw TrustProblem(
+                message: "\(what) says environment \"\(value?.prefix(40) ?? "")\" at the \(environment.rawValue) endpoint "
+                    + "(Xcode and LocalTesting data are never accepted); nothing was changed")
+        }
+    }
+
+    /// The answer's own bundle id, environment and (production, when configured) app id.
+    private func checkEnvelope(
+        bundleID answered: String?, environment value: String?, appAppleID answeredAppID: Int64?,
+        askedAt environment: ReceiptEnvironment
+    ) -> String? {
+        if let answered, answered != bundleID {
+            return "the App Store Server API answered for bundle \"\(answered.prefix(80))\", not \(bundleID); nothing was changed"
+        }
+        if let value, value != environment.rawValue {
+            return "the App Store Server API's \(environment.rawValue) endpoint answered for environment \"\(value.prefix(40))\"; nothing was changed"
+        }
+        if environment == .production, let appAppleID, let answeredAppID, answeredAppID != appAppleID {
+            return "the App Store Server API answered for app \(answeredAppID), not \(appAppleID); nothing was changed"
+        }
+        return nil
+    }
+
+    // MARK: - HTTP
+
+    private enum Call {
+        case body([UInt8])
+        case notFound
+        case outcome(VerificationOutcome)
+    }
+
+    /// One paced GET with the bearer token, classified (reference §4.2).
+    private func call(_ url: String, _ environment: ReceiptEnvironment) async -> Call {
+        let token: String
+        do {
+            token = try tokens.token()
+        } catch {
+            return .outcome(.stopRun(.apiKeyRejected(environment: environment)))
+        }
+        do {
+            try await limiter.acquire()
+        } catch {
+            return .outcome(.failed(VerificationFailure(environment: environment, message: "the run is stopping; not asked")))
+        }
+        let request = HTTPRequest(
+            url: url, method: "GET",
+            headers: [("Authorization", "Bearer " + token), ("Accept", "application/json")], timeout: requestTimeout)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            let transient: Bool
+            switch error {
+            case .timedOut, .connectionFailed, .transportFailed: transient = true
+            case .tlsFailed, .invalidURL, .responseTooLarge, .shutDown: transient = false
+            }
+            return .outcome(.failed(VerificationFailure(environment: environment, message: error.description, isRetryable: transient)))
+        }
+        if (200..<300).contains(response.status) { return .body(response.body) }
+        let code = (try? JSONDecoder().decode(ServerAPIWire.ErrorBody.self, from: Data(response.body)))?.errorCode
+        switch (response.status, code) {
+        case (401, _):
+            return .outcome(.stopRun(.apiKeyRejected(environment: environment)))
+        case (404, 4_040_010?), (404, 4_040_005?):
+            return .notFound
+        case (404, 4_040_003?):
+            return .outcome(.stopRun(.appNotFound(environment: environment)))
+        case (404, 4_040_001?):
+            return .outcome(.accountGone(environment: environment))
+        case (400, 4_000_006?):
+            return .outcome(
+                .invalid(appleStatus: 4_000_006, environment: environment,
+                         message: "the App Store Server API calls the transaction id malformed (4000006)"))
+        case (429, _):
+            let wait = Self.retryAfter(response.headers["retry-after"], nowMs: clockMs())
+            limiter.rateLimited(retryAfterNs: Int64(wait.components.seconds) * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000)
+            return .outcome(.failed(VerificationFailure(
+                appleStatus: code ?? 429, environment: environment,
+                message: "the App Store Server API answered 429 (rate limit); the run slowed down", isRetryable: true,
+                retryAfter: wait)))
+        default:
+            let retryable = response.status >= 500 || response.status == 408
+                || [4_040_002, 4_040_004, 4_040_006, 5_000_001].contains(code ?? 0)
+            return .outcome(.failed(VerificationFailure(
+                appleStatus: code ?? response.status, environment: environment,
+                message: "HTTP \(response.status)\(code.map { " (\($0))" } ?? "") from the App Store Server API at \(url)",
+                isRetryable: retryable)))
+        }
+    }
+
+    private func failed(_ message: String, _ environment: ReceiptEnvironment, retryable: Bool = false) -> VerificationOutcome {
+        .failed(VerificationFailure(environment: environment, message: message, isRetryable: retryable))
+    }
+
+    /// `Retry-After` as Apple sends it (a Unix time in milliseconds) or in HTTP's delay-seconds
+    /// form; absent or unreadable: one second.
+    static func retryAfter(_ header: String?, nowMs: Int64) -> Duration {
+        guard let text = header?.trimmingCharacters(in: .whitespaces), let value = Int64(text), value >= 0 else {
+            return .seconds(1)
+        }
+        if value >= 100_000_000_000 { return .milliseconds(max(0, value - nowMs)) }
+        return .seconds(value)
+    }
+}
