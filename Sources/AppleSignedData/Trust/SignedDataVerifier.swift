@@ -1,0 +1,156 @@
+import Crypto
+import SwiftASN1
+import X509
+
+/// Verifies Apple's signed data (a compact JWS with an `x5c` chain) against pinned roots.
+///
+/// Checks run in a fixed order and the first failure is thrown as a ``SignedDataError``:
+/// 1. format: three unpadded base64url parts, at most 64 KiB (header at most 16 KiB), the header a
+///    JSON object without duplicate members and without `crit`;
+/// 2. `alg` is exactly `ES256`;
+/// 3. `x5c` holds exactly three standard-base64 DER certificates; the leaf (P-256 key) and the
+///    intermediate parse; `x5c[2]` is never trusted nor used;
+/// 4. the payload is a JSON object with an integer `signedDate` at most 5 minutes ahead of now;
+/// 5. leaf → intermediate → a configured root, RFC 5280 valid at `signedDate` (not now), with
+///    Apple's marker extensions on the intermediate and the leaf;
+/// 6. the 64-byte `R || S` ES256 signature over `header.payload` verifies with the leaf's key.
+///
+/// Step 5 is memoised per exact (leaf, intermediate) bytes in a cache shared by all copies of
+/// the verifier; a hit re-checks the three validity windows against this payload's `signedDate`,
+/// and step 6 always runs. Content checks (bundle id, environment) are the caller's.
+public struct SignedDataVerifier: Sendable {
+    /// A verifier pinned to Apple Root CA - G3 (compiled in), using the wall clock.
+    public static let apple: SignedDataVerifier = {
+        do {
+            return try SignedDataVerifier(rootPEM: AppleRootCertificates.appleRootCAG3)
+        } catch {
+            fatalError("the compiled-in Apple Root CA - G3 does not parse: \(error)")
+        }
+    }()
+
+    private let validator: ChainValidator
+    private let cache: ChainCache
+    private let clock: @Sendable () -> Int64
+
+    /// A verifier trusting exactly `rootCertificates`.
+    /// - Parameter clock: now, in Unix milliseconds (only used to refuse future `signedDate`s).
+    public init(
+        rootCertificates: [Certificate],
+        clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds
+    ) {
+        validator = ChainValidator(roots: CertificateStore(rootCertificates))
+        cache = ChainCache()
+        self.clock = clock
+    }
+
+    /// A verifier trusting the certificates of `rootPEM` (one or more `CERTIFICATE` blocks).
+    public init(
+        rootPEM: String,
+        clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds
+    ) throws(RootCertificateError) {
+        let documents: [PEMDocument]
+        do {
+            documents = try PEMDocument.parseMultiple(pemString: rootPEM)
+        } catch {
+            throw .notPEM
+        }
+        guard !documents.isEmpty else { throw .notPEM }
+        var roots: [Certificate] = []
+        for (index, document) in documents.enumerated() {
+            guard document.discriminator == "CERTIFICATE", let root = try? Certificate(pemDocument: document) else {
+                throw .notACertificate(index: index)
+            }
+            roots.append(root)
+        }
+        self.init(rootCertificates: roots, clock: clock)
+    }
+
+    /// The JWS's payload if every check passes, else the first failed check.
+    public func verify(_ compactJWS: String) async throws(SignedDataError) -> VerifiedSignedData {
+        // 1. Format.
+        let jws = try CompactJWS(compactJWS)
+        if jws.header["crit"] != nil { throw .criticalHeaderPresent }
+
+        // 2. Algorithm.
+        switch jws.header["alg"] {
+        case .string(ES256.name): break
+        case .string(let other): throw .algorithmNotES256(other)
+        case nil: throw .algorithmNotES256(nil)
+        default: throw .algorithmNotES256("<non-string>")
+        }
+
+        // 3. Certificates. A cache hit means these exact bytes parsed and chained before.
+        let certificates = try CertificateChainHeader(header: jws.header)
+        let cached = cache.lookup(certificates.cacheKey)
+        let parsed = cached == nil ? try certificates.parse() : nil
+
+        // 4. Payload.
+        let payload = try SignedPayload(jws.payload, nowMs: clock())
+
+        // 5. Chain.
+        let leafKey: P256.Signing.PublicKey
+        if let cached, cached.windowExcluding(payload.signedDateMs) == nil {
+            leafKey = cached.leafKey
+        } else {
+            leafKey = try await validateChain(certificates, parsed: parsed, signedDateMs: payload.signedDateMs)
+        }
+
+        // 6. Signature.
+        guard jws.signature.count == ES256.signatureByteCount else {
+            throw .signatureNotRaw(byteCount: jws.signature.count)
+        }
+        guard ES256.isValid(signature: jws.signature, for: jws.signingInput, by: leafKey) else {
+            throw .signatureMismatch
+        }
+        return VerifiedSignedData(payload: jws.payload, signedDateMs: payload.signedDateMs, type: jws.header["typ"]?.stringValue)
+    }
+
+    /// Full validation at `signedDateMs`; a success is cached.
+    private func validateChain(
+        _ certificates: CertificateChainHeader,
+        parsed: CertificateChainHeader.Parsed?,
+        signedDateMs: Int64
+    ) async throws(SignedDataError) -> P256.Signing.PublicKey {
+        // A cached pair whose window excludes this signedDate is validated afresh: the cause is
+        // then reported exactly as for an uncached chain (or another configured root may fit).
+        let certificate: CertificateChainHeader.Parsed
+        if let parsed {
+            certificate = parsed
+        } else {
+            certificate = try certificates.parse()
+        }
+        cache.recordValidation()
+        let chain = try await validator.validate(
+            leaf: certificate.leaf,
+            intermediate: certificate.intermediate,
+            signedDateMs: signedDateMs
+        )
+        cache.store(TrustedChain(validated: chain, leafKey: certificate.leafKey), for: certificates.cacheKey)
+        return certificate.leafKey
+    }
+
+    /// Full chain validations this verifier (and its copies) ran; a cache hit runs none.
+    var chainValidationCount: Int {
+        cache.validationCount
+    }
+
+    /// Chains currently cached.
+    var cachedChainCount: Int {
+        cache.count
+    }
+}
+
+/// Why a root certificate configuration was refused.
+public enum RootCertificateError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No PEM block found, or a malformed one.
+    case notPEM
+    /// The PEM block at `index` (0-based) is not a parseable `CERTIFICATE`.
+    case notACertificate(index: Int)
+
+    public var description: String {
+        switch self {
+        case .notPEM: "root certificates: no well-formed PEM block found"
+        case .notACertificate(let index): "root certificates: PEM block \(index) is not an X.509 certificate"
+        }
+    }
+}

@@ -1,6 +1,0 @@
-import Testing
-@testable import AppleSignedData
-
-@Test func targetLinks() {
-    #expect("\(AppleSignedData.self)" == "AppleSignedData")
-}
