@@ -32,6 +32,36 @@ struct VerificationOptions: ParsableArguments {
     @Option(help: "Refuse answers larger than this many bytes (SUBRECON_MAX_RESPONSE_BYTES; default 20 MiB).")
     var maxResponseBytes: Int?
 
+    @Option(help: "Which Apple API to ask: verify-receipt or server-api (SUBRECON_APPLE_API; default verify-receipt).")
+    var appleAPI: String?
+
+    @Option(help: "The In-App Purchase key (.p8) from App Store Connect (SUBRECON_API_KEY_FILE).")
+    var apiKeyFile: String?
+
+    @Option(help: "That key's ID (SUBRECON_API_KEY_ID).")
+    var apiKeyID: String?
+
+    @Option(help: "The issuer ID from App Store Connect (SUBRECON_API_ISSUER_ID).")
+    var apiIssuerID: String?
+
+    @Option(help: "The app's bundle ID; signed data for any other app is refused (SUBRECON_BUNDLE_ID).")
+    var bundleID: String?
+
+    @Option(help: "App Store Server API production base URL (SUBRECON_API_URL).")
+    var apiURL: String?
+
+    @Option(help: "App Store Server API sandbox base URL (SUBRECON_API_SANDBOX_URL).")
+    var apiSandboxURL: String?
+
+    @Option(help: "PEM root certificate(s) signed data must chain to (SUBRECON_APPLE_ROOT_CA_FILE; default Apple Root CA - G3).")
+    var appleRootCAFile: String?
+
+    @Option(help: "Server API requests per second at most, 0 = no limit (SUBRECON_API_RATE; default 40).")
+    var apiRate: Double?
+
+    @Option(help: "The app's Apple ID, checked on production answers when set (SUBRECON_APP_APPLE_ID).")
+    var appAppleID: Int64?
+
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) {
             throw ValidationError("--concurrency must be a whole number from 1 to 1024, not \(concurrency)")
@@ -40,14 +70,21 @@ struct VerificationOptions: ParsableArguments {
 
     /// Resolves every setting; a configuration error ends the process with exit code 2 before
     /// anything else happens.
-    func settings(_ global: GlobalOptions) throws -> Settings {
+    var serverAPIFlags: ServerAPISettings.Flags {
+        ServerAPISettings.Flags(
+            keyFile: apiKeyFile, keyID: apiKeyID, issuerID: apiIssuerID, bundleID: bundleID, productionURL: apiURL,
+            sandboxURL: apiSandboxURL, rootCAFile: appleRootCAFile, rate: apiRate, appAppleID: appAppleID)
+    }
+
+    func settings(_ global: GlobalOptions, requireBothAPIs: Bool = false) throws -> Settings {
         do {
             let settings = try Settings.resolve(
                 environment: global.environment,
                 flags: Settings.Flags(
                     databasePath: global.databasePath, sharedSecretFile: sharedSecretFile, productionURL: productionURL,
                     sandboxURL: sandboxURL, concurrency: concurrency, products: products, caFile: caFile,
-                    requestTimeoutSeconds: requestTimeout, maxAttempts: maxAttempts, maxResponseBytes: maxResponseBytes))
+                    requestTimeoutSeconds: requestTimeout, maxAttempts: maxAttempts, maxResponseBytes: maxResponseBytes,
+                    appleAPI: appleAPI, serverAPI: serverAPIFlags, requireBothAPIs: requireBothAPIs))
             for warning in settings.warnings { Console.error("warning: " + warning) }
             return settings
         } catch {

@@ -4,7 +4,12 @@ import Foundation
 /// (a flag wins over its variable). The secret is only ever read from the environment or a file.
 public struct Settings: Sendable {
     public var databasePath: String
-    public var sharedSecret: SharedSecret
+    /// Which Apple API `run` and `user` ask.
+    public var appleAPI: AppleAPI
+    /// verifyReceipt's secret; nil in server-api mode when none is configured.
+    public var sharedSecret: SharedSecret?
+    /// The App Store Server API's settings; set in server-api mode (and for `parity`).
+    public var serverAPI: ServerAPISettings?
     public var endpoints: VerifyReceiptEndpoints
     /// verifyReceipt requests in flight at most.
     public var concurrency: Int
@@ -28,11 +33,14 @@ public struct Settings: Sendable {
     public static let defaultMaxResponseBytes = 20 * 1024 * 1024
 
     public init(
-        databasePath: String, sharedSecret: SharedSecret, endpoints: VerifyReceiptEndpoints, concurrency: Int,
+        databasePath: String, sharedSecret: SharedSecret?, endpoints: VerifyReceiptEndpoints, concurrency: Int,
         products: Set<String>, requestTimeout: Duration, caFile: String?, warnings: [String],
-        retryPolicy: RetryPolicy = .standard, maxResponseBytes: Int = Settings.defaultMaxResponseBytes
+        retryPolicy: RetryPolicy = .standard, maxResponseBytes: Int = Settings.defaultMaxResponseBytes,
+        appleAPI: AppleAPI = .verifyReceipt, serverAPI: ServerAPISettings? = nil
     ) {
         self.databasePath = databasePath
+        self.appleAPI = appleAPI
+        self.serverAPI = serverAPI
         self.sharedSecret = sharedSecret
         self.endpoints = endpoints
         self.concurrency = concurrency
@@ -56,12 +64,22 @@ public struct Settings: Sendable {
         public var requestTimeoutSeconds: Int?
         public var maxAttempts: Int?
         public var maxResponseBytes: Int?
+        /// `--apple-api`: verify-receipt or server-api.
+        public var appleAPI: String?
+        public var serverAPI = ServerAPISettings.Flags()
+        /// `parity` needs both APIs configured whatever `--apple-api` says.
+        public var requireBothAPIs = false
 
         public init(
             databasePath: String? = nil, sharedSecretFile: String? = nil, productionURL: String? = nil,
             sandboxURL: String? = nil, concurrency: Int? = nil, products: [String] = [], caFile: String? = nil,
-            requestTimeoutSeconds: Int? = nil, maxAttempts: Int? = nil, maxResponseBytes: Int? = nil
+            requestTimeoutSeconds: Int? = nil, maxAttempts: Int? = nil, maxResponseBytes: Int? = nil,
+            appleAPI: String? = nil, serverAPI: ServerAPISettings.Flags = ServerAPISettings.Flags(),
+            requireBothAPIs: Bool = false
         ) {
+            self.appleAPI = appleAPI
+            self.serverAPI = serverAPI
+            self.requireBothAPIs = requireBothAPIs
             self.requestTimeoutSeconds = requestTimeoutSeconds
             self.maxAttempts = maxAttempts
             self.maxResponseBytes = maxResponseBytes
@@ -82,7 +100,15 @@ public struct Settings: Sendable {
 
     public static func resolve(environment: [String: String], flags: Flags) throws(ConfigurationError) -> Settings {
         var warnings: [String] = []
-        let secret = try resolveSecret(environment: environment, flagFile: flags.sharedSecretFile, warnings: &warnings)
+        let api = try ServerAPISettings.api(environment: environment, flag: flags.appleAPI)
+        var secret: SharedSecret?
+        var serverAPI: ServerAPISettings?
+        if api == .verifyReceipt || flags.requireBothAPIs {
+            secret = try resolveSecret(environment: environment, flagFile: flags.sharedSecretFile, warnings: &warnings)
+        }
+        if api == .serverAPI || flags.requireBothAPIs {
+            serverAPI = try ServerAPISettings.resolve(environment: environment, flags: flags.serverAPI, warnings: &warnings)
+        }
         let production = flags.productionURL ?? nonEmpty(environment["SUBRECON_PRODUCTION_URL"])
             ?? VerifyReceiptEndpoints.apple.production
         let sandbox = flags.sandboxURL ?? nonEmpty(environment["SUBRECON_SANDBOX_URL"])
@@ -129,7 +155,7 @@ public struct Settings: Sendable {
             databasePath: databasePath(environment: environment, flag: flags.databasePath), sharedSecret: secret,
             endpoints: VerifyReceiptEndpoints(production: production, sandbox: sandbox), concurrency: concurrency,
             products: products, requestTimeout: .seconds(timeout), caFile: caFile, warnings: warnings,
-            retryPolicy: retryPolicy, maxResponseBytes: maxBytes)
+            retryPolicy: retryPolicy, maxResponseBytes: maxBytes, appleAPI: api, serverAPI: serverAPI)
     }
 
     /// A whole-number setting: the flag, else the variable, else the default; checked against `range`.

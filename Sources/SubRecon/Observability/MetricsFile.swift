@@ -43,6 +43,17 @@ public enum MetricsFile {
                     "subrecon_last_run_receipts", "Receipts of the last run by outcome.",
                     [("kind", kind), ("outcome", outcome.rawValue)], Double(summary.count(outcome)))
             }
+            if let api = summary.serverAPI {
+                out.gauge(
+                    "subrecon_last_run_server_api_requests", "App Store Server API requests of the last run.",
+                    [("kind", kind)], Double(api.requests))
+                out.gauge(
+                    "subrecon_last_run_server_api_rate_limited", "App Store Server API answers 429 in the last run.",
+                    [("kind", kind)], Double(api.rateLimited))
+                out.gauge(
+                    "subrecon_last_run_server_api_requests_per_second", "The request rate the last run reached.",
+                    [("kind", kind)], api.achievedRate ?? 0)
+            }
             if let runID = summary.runID {
                 let statuses = try Row.fetchAll(
                     db,

@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Logging
 import SubReconHTTP
@@ -27,15 +28,40 @@ public struct ReconciliationJob: Sendable {
         let transport = CurlTransport(
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
-        let client = VerifyReceiptClient(
-            transport: transport, endpoints: settings.endpoints, sharedSecret: settings.sharedSecret,
-            requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy, logger: logger)
+        let limiter = APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
         let pipeline = ReconciliationRun(
-            store: database, verifier: client, reconciler: ReceiptReconciler(products: settings.products),
+            store: database, verifier: try verifier(transport: transport, api: settings.appleAPI, limiter: limiter),
+            reconciler: ReceiptReconciler(products: settings.products),
             clock: clock, stopSignal: stopSignal, logger: logger)
         var options = options
         options.concurrency = settings.concurrency
-        return try await pipeline.run(options, observers: observers)
+        var summary = try await pipeline.run(options, observers: observers)
+        if settings.appleAPI == .serverAPI { summary.serverAPI = limiter.figures }
+        return summary
+    }
+
+    /// The client for `api`, or a configuration failure when its settings are missing.
+    func verifier(transport: any HTTPTransport, api: AppleAPI, limiter: APIRateLimiter) throws(RunFailure)
+        -> any ReceiptVerifier
+    {
+        switch api {
+        case .verifyReceipt:
+            guard let secret = settings.sharedSecret else { throw .configuration(ConfigurationError.missingSharedSecret.description) }
+            return VerifyReceiptClient(
+                transport: transport, endpoints: settings.endpoints, sharedSecret: secret,
+                requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy, logger: logger)
+        case .serverAPI:
+            guard let serverAPI = settings.serverAPI else {
+                throw .configuration("the App Store Server API is not configured (SUBRECON_API_KEY_FILE, ...)")
+            }
+            let clock = clock
+            return ServerAPIClient(
+                transport: transport, endpoints: serverAPI.endpoints,
+                tokens: BearerTokenProvider(key: serverAPI.key, clock: clock),
+                verifier: serverAPI.verifier, bundleID: serverAPI.bundleID, appAppleID: serverAPI.appAppleID,
+                products: settings.products, limiter: limiter,
+                requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy, clockMs: clock, logger: logger)
+        }
     }
 
     /// Wall-clock milliseconds since 1970.

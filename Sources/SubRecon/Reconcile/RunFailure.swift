@@ -4,11 +4,14 @@ public enum RunFailure: Error, Sendable, CustomStringConvertible {
     case locked(by: RunLockHolder)
     /// The database failed (exit 74).
     case store(StoreError)
+    /// The settings lack what the chosen Apple API needs (exit 2).
+    case configuration(String)
 
     public var exitCode: Int32 {
         switch self {
         case .locked: 75
         case .store: 74
+        case .configuration: 2
         }
     }
 
@@ -16,6 +19,7 @@ public enum RunFailure: Error, Sendable, CustomStringConvertible {
         switch self {
         case .locked(let holder): "another run holds this database's run lock (\(holder)); nothing was done"
         case .store(let error): error.description
+        case .configuration(let message): message
         }
     }
 }

@@ -14,6 +14,8 @@ public struct RunSummary: Sendable, Equatable {
     public var endedEarly: String?
     /// Selected receipts the run never started; they stay due.
     public var notReached: Int
+    /// App Store Server API runs: requests sent, 429s received, the rate reached.
+    public var serverAPI: APIRateLimiter.Figures?
 
     public init(
         runID: Int64?, kind: RunKind, receiptsTotal: Int, counts: [RunItemOutcome: Int], stoppedBy: RunStoppingProblem?,
@@ -52,6 +54,10 @@ public struct RunSummary: Sendable, Equatable {
             + ", \(String(format: "%.1f", seconds)) s, exit \(exitCode)"
         if let stoppedBy { text += " (stopped: Apple answered \(stoppedBy.appleStatus))" }
         if let endedEarly { text += " (ended early: \(endedEarly); \(notReached) not reached, still due)" }
+        if let api = serverAPI {
+            text += "; Server API: \(api.requests) requests, \(api.rateLimited) answered 429"
+            if let rate = api.achievedRate { text += ", \(String(format: "%.1f", rate))/s" }
+        }
         return text
     }
 }
