@@ -38,7 +38,7 @@ struct SettingsTests {
 
     @Test func theSecretFromTheEnvironmentIsUsedTrimmed() throws {
         let settings = try resolve(["SUBRECON_SHARED_SECRET": "  \(Self.secret)\n"])
-        #expect(settings.sharedSecret.value == Self.secret)
+        #expect(settings.sharedSecret?.value == Self.secret)
         #expect(settings.warnings.isEmpty)
     }
 
@@ -71,8 +71,8 @@ struct SettingsTests {
         let byVariable = try resolve(["SUBRECON_SHARED_SECRET_FILE": path])
         let byFlag = try resolve([:], Settings.Flags(sharedSecretFile: path))
         // Then the secret is exactly the first line, without surrounding blanks
-        #expect(byVariable.sharedSecret.value == Self.secret)
-        #expect(byFlag.sharedSecret.value == Self.secret)
+        #expect(byVariable.sharedSecret?.value == Self.secret)
+        #expect(byFlag.sharedSecret?.value == Self.secret)
         #expect(byVariable.warnings.isEmpty)
     }
 
@@ -83,7 +83,7 @@ struct SettingsTests {
         // When settings are resolved from it
         let settings = try resolve(["SUBRECON_SHARED_SECRET_FILE": path])
         // Then the secret is the first line alone, not both lines sent to Apple as the password
-        #expect(settings.sharedSecret.value == Self.secret)
+        #expect(settings.sharedSecret?.value == Self.secret)
     }
 
     @Test func theFlagFileWinsOverTheVariableFile() throws {
@@ -91,7 +91,7 @@ struct SettingsTests {
         let variable = try temporaryFile("from-variable\n")
         defer { remove(flagged); remove(variable) }
         let settings = try resolve(["SUBRECON_SHARED_SECRET_FILE": variable], Settings.Flags(sharedSecretFile: flagged))
-        #expect(settings.sharedSecret.value == "from-flag")
+        #expect(settings.sharedSecret?.value == "from-flag")
     }
 
     @Test("a file whose first line is blank is empty", arguments: ["", "\n", "   \n", "\nsecret-on-line-two\n", " \t \r\n"])
@@ -115,7 +115,7 @@ struct SettingsTests {
         let path = try temporaryFile(Self.secret + "\n", mode: mode)
         defer { remove(path) }
         let settings = try resolve(["SUBRECON_SHARED_SECRET_FILE": path])
-        #expect(settings.sharedSecret.value == Self.secret)
+        #expect(settings.sharedSecret?.value == Self.secret)
         #expect(settings.warnings.count == 1)
         #expect(settings.warnings.first?.contains(path) == true)
         #expect(settings.warnings.first?.contains(Self.secret) == false)
@@ -269,7 +269,7 @@ struct SettingsTests {
 
     @Test func theSecretNeverAppearsInSettingsDescriptions() throws {
         let settings = try resolve(Self.withSecret, Settings.Flags(products: ["p"]))
-        #expect(settings.sharedSecret.value == Self.secret)
+        #expect(settings.sharedSecret?.value == Self.secret)
         let texts = [
             String(describing: settings.sharedSecret), String(reflecting: settings.sharedSecret), "\(settings.sharedSecret)",
             "\(settings)", String(describing: settings), String(reflecting: settings),
