@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SubReconTests",
-            dependencies: ["SubRecon"],
+            dependencies: ["SubRecon", "AppleSignedData", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

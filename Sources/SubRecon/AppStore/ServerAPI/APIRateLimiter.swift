@@ -40,7 +40,15 @@ public final class APIRateLimiter: Sendable {
     /// Waits for this request's slot. Throws only when the task is cancelled while waiting.
     public func acquire() async throws {
         let now = clockNs()
-        let slot = state.withLock { state -> Int64 in
+        let slot = reserve(now: now)
+        if slot > now { try await Task.sleep(for: .nanoseconds(slot - now)) }
+    }
+
+    /// The next free slot (on the limiter's clock), counted as a request.
+    func reserveForTesting() -> Int64 { reserve(now: clockNs()) }
+
+    private func reserve(now: Int64) -> Int64 {
+        state.withLock { state -> Int64 in
             let slot = max(now, state.nextSlotNs)
             state.nextSlotNs = slot + intervalNs
             let slotMs = slot / 1_000_000
@@ -49,7 +57,6 @@ public final class APIRateLimiter: Sendable {
             state.figures.lastRequestMs = max(state.figures.lastRequestMs ?? .min, slotMs)
             return slot
         }
-        if slot > now { try await Task.sleep(for: .nanoseconds(slot - now)) }
     }
 
     /// Apple answered 429: no request leaves before `waitNs` from now.

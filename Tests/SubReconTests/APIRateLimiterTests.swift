@@ -1,0 +1,57 @@
+import Synchronization
+import Testing
+@testable import SubRecon
+
+/// The limiter's slots, against a clock the test moves (no wall-clock timing).
+@Suite("API rate limiter")
+struct APIRateLimiterTests {
+    final class FakeClock: Sendable {
+        let ns = Mutex<Int64>(0)
+        var now: @Sendable () -> Int64 { { [self] in ns.withLock { $0 } } }
+        func set(_ value: Int64) { ns.withLock { $0 = value } }
+    }
+
+    @Test func requestsTakeEvenlySpacedSlotsAndTheFirstGoesAtOnce() async throws {
+        let clock = FakeClock()
+        clock.set(1_000_000_000)
+        let limiter = APIRateLimiter(requestsPerSecond: 1_000_000, clockNs: clock.now)  // 1 µs apart: sleeps are tiny
+        for _ in 0..<5 { try await limiter.acquire() }
+        let figures = limiter.figures
+        #expect(figures.requests == 5)
+        #expect(figures.rateLimited == 0)
+    }
+
+    @Test func theReservedSlotsFollowTheRate() {
+        // 50/s = 20 ms apart: the fifth request of a burst is 80 ms after the first.
+        let clock = FakeClock()
+        let limiter = APIRateLimiter(requestsPerSecond: 50, clockNs: clock.now)
+        var slots: [Int64] = []
+        for _ in 0..<5 { slots.append(limiter.reserveForTesting()) }
+        #expect(slots == [0, 20_000_000, 40_000_000, 60_000_000, 80_000_000])
+        #expect(limiter.figures.achievedRate.map { ($0 * 10).rounded() / 10 } == 50)
+    }
+
+    @Test func a429PushesEveryLaterSlotPastRetryAfter() {
+        let clock = FakeClock()
+        let limiter = APIRateLimiter(requestsPerSecond: 100, clockNs: clock.now)
+        _ = limiter.reserveForTesting()
+        limiter.rateLimited(retryAfterNs: 2_000_000_000)
+        #expect(limiter.reserveForTesting() == 2_000_000_000)
+        #expect(limiter.reserveForTesting() == 2_010_000_000)
+        #expect(limiter.figures.rateLimited == 1)
+    }
+
+    @Test func zeroMeansNoLimit() {
+        let clock = FakeClock()
+        let limiter = APIRateLimiter(requestsPerSecond: 0, clockNs: clock.now)
+        #expect((0..<3).map { _ in limiter.reserveForTesting() } == [0, 0, 0])
+    }
+
+    @Test(arguments: [
+        ("1795329969000", Duration.milliseconds(5_000)), ("7", .seconds(7)), ("1795329960000", .zero),
+        ("soon", .seconds(1)), (nil, .seconds(1)),
+    ] as [(String?, Duration)])
+    func retryAfterIsEpochMillisecondsOrSeconds(header: String?, expected: Duration) {
+        #expect(ServerAPIClient.retryAfter(header, nowMs: 1_795_329_964_000) == expected)
+    }
+}

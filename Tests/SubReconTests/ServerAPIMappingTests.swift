@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import SubRecon
+
+/// Apple's signed payloads (decoded) → our model, against Apple's own library fixtures.
+@Suite("Server API mapping")
+struct ServerAPIMappingTests {
+    static func fixture(_ name: String) throws -> Data {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/server-api/\(name)", withExtension: "json"))
+        return try Data(contentsOf: url)
+    }
+
+    @Test func apples_signedTransactionMapsOntoTheVerifyReceiptFields() throws {
+        let payload = try JSONDecoder().decode(SignedTransactionPayload.self, from: Self.fixture("signedTransaction"))
+        let transaction = payload.appleTransaction
+        #expect(transaction.transactionID == "23456")
+        #expect(transaction.originalTransactionID == "12345")
+        #expect(transaction.webOrderLineItemID == "34343")
+        #expect(transaction.productID == "com.example.product")
+        #expect(transaction.purchaseDateMs == 1_698_148_900_000)
+        #expect(transaction.expiresDateMs == 1_698_149_000_000)
+        #expect(transaction.cancellationDateMs == 1_698_148_950_000)
+        #expect(transaction.cancellationReason == "1")
+        #expect(transaction.isUpgraded)
+        // offerType 1 with PAY_AS_YOU_GO is an introductory offer, not a free trial.
+        #expect(transaction.isTrialPeriod == false)
+        #expect(transaction.isInIntroOfferPeriod == true)
+        #expect(transaction.ownershipType == "PURCHASED")
+        #expect(transaction.subscriptionGroupIdentifier == "55555")
+        #expect(transaction.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(transaction.periodKey == "34343")
+        #expect(payload.environment == "LocalTesting")
+    }
+
+    @Test func apples_signedRenewalInfoMapsOntoPendingRenewal() throws {
+        let payload = try JSONDecoder().decode(SignedRenewalPayload.self, from: Self.fixture("signedRenewalInfo"))
+        let renewal = payload.pendingRenewal
+        #expect(renewal.originalTransactionID == "12345")
+        #expect(renewal.productID == "com.example.product")
+        #expect(renewal.autoRenewProductID == "com.example.product.2")
+        #expect(renewal.autoRenewStatus == true)
+        #expect(renewal.expirationIntent == 1)
+        #expect(renewal.isInBillingRetryPeriod == true)
+        #expect(renewal.gracePeriodExpiresDateMs == 1_698_148_900_000)
+    }
+
+    @Test(arguments: [
+        (1, "FREE_TRIAL", true, false), (1, "PAY_UP_FRONT", false, true), (2, "PAY_AS_YOU_GO", false, false),
+        (3, "FREE_TRIAL", false, false),
+    ])
+    func onlyIntroductoryOffersAreTrialsOrIntroPeriods(offerType: Int, discount: String, trial: Bool, intro: Bool) {
+        let payload = SignedTransactionPayload(offerType: offerType, offerDiscountType: discount)
+        #expect(payload.appleTransaction.isTrialPeriod == trial)
+        #expect(payload.appleTransaction.isInIntroOfferPeriod == intro)
+    }
+
+    @Test func absentRenewalFieldsStayUnknownNotFalse() throws {
+        let payload = try JSONDecoder().decode(SignedRenewalPayload.self, from: Data(#"{"originalTransactionId":"1"}"#.utf8))
+        #expect(payload.pendingRenewal.isInBillingRetryPeriod == nil)
+        #expect(payload.pendingRenewal.autoRenewStatus == nil)
+    }
+
+    /// One derivation for both APIs: the same subscription told by verifyReceipt's fields and by
+    /// the Server API's payloads derives the same state.
+    @Test(arguments: [
+        // (expires in days from now, revoked, retry, grace end in days, expected)
+        (10, false, false, nil, SubscriptionStatus.active), (-1, false, true, 5, .gracePeriod),
+        (-1, false, true, nil, .billingRetry), (-30, false, false, nil, .expired), (10, true, false, nil, .refunded),
+    ] as [(Int64, Bool, Bool, Int64?, SubscriptionStatus)])
+    func bothAPIsDeriveTheSameState(expiresInDays: Int64, revoked: Bool, retry: Bool, graceDays: Int64?, expected: SubscriptionStatus) throws {
+        let now: Int64 = 1_795_329_964_000
+        let day: Int64 = 86_400_000
+        let expires = now + expiresInDays * day
+        let json = """
+            {"transactionId":"2000000000000002","originalTransactionId":"2000000000000001","webOrderLineItemId":"300",
+             "productId":"com.example.pro.monthly","purchaseDate":\(expires - 30 * day),"expiresDate":\(expires),
+             "inAppOwnershipType":"PURCHASED"\(revoked ? #","revocationDate":\#(now - day),"revocationReason":0"# : "")}
+            """
+        let renewalJSON = """
+            {"originalTransactionId":"2000000000000001","productId":"com.example.pro.monthly",
+             "autoRenewProductId":"com.example.pro.monthly","autoRenewStatus":\(retry ? 1 : 0),
+             "isInBillingRetryPeriod":\(retry)\(graceDays.map { #","gracePeriodExpiresDate":\#(now + $0 * day)"# } ?? "")}
+            """
+        let fromServerAPI = SubscriptionStateDerivation.derive(
+            transactions: [try JSONDecoder().decode(SignedTransactionPayload.self, from: Data(json.utf8)).appleTransaction],
+            pendingRenewals: [try JSONDecoder().decode(SignedRenewalPayload.self, from: Data(renewalJSON.utf8)).pendingRenewal],
+            nowMs: now)
+        let verifyReceiptBody = """
+            {"status":0,"environment":"Production","latest_receipt_info":[{"transaction_id":"2000000000000002",
+             "original_transaction_id":"2000000000000001","web_order_line_item_id":"300","product_id":"com.example.pro.monthly",
+             "purchase_date_ms":"\(expires - 30 * day)","expires_date_ms":"\(expires)","in_app_ownership_type":"PURCHASED",
+             "is_trial_period":"false","is_in_intro_offer_period":"false"
+             \(revoked ? #","cancellation_date_ms":"\#(now - day)","cancellation_reason":"0""# : "")}],
+             "pending_renewal_info":[{"original_transaction_id":"2000000000000001","product_id":"com.example.pro.monthly",
+             "auto_renew_product_id":"com.example.pro.monthly","auto_renew_status":"\(retry ? 1 : 0)",
+             "is_in_billing_retry_period":"\(retry ? 1 : 0)"\(graceDays.map { #","grace_period_expires_date_ms":"\#(now + $0 * day)""# } ?? "")}]}
+            """
+        let response = try VerifyReceiptResponse.decode(Array(verifyReceiptBody.utf8))
+        let fromVerifyReceipt = SubscriptionStateDerivation.derive(
+            transactions: response.transactions, pendingRenewals: response.pendingRenewals, nowMs: now)
+        #expect(fromServerAPI == fromVerifyReceipt)
+        #expect(fromServerAPI.states.first?.status == expected)
+    }
+}
