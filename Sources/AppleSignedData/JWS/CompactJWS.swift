@@ -36,17 +36,7 @@ struct CompactJWS: Sendable {
         guard let payload = Base64URL.decode(utf8: payloadText) else { throw .invalidBase64URL(.payload) }
         guard let signature = Base64URL.decode(utf8: signatureText) else { throw .invalidBase64URL(.signature) }
 
-        let headerValue: JSONValue
-        do {
-            headerValue = try StrictJSON.parse(headerBytes)
-        } catch .duplicateKey(let key) {
-            throw .duplicateHeaderMember(key)
-        } catch {
-            throw .headerNotJSONObject
-        }
-        guard case .object(let header) = headerValue else { throw .headerNotJSONObject }
-
-        self.header = header
+        header = try StrictJSON.object(headerBytes, duplicate: SignedDataError.duplicateHeaderMember, notObject: .headerNotJSONObject)
         self.payload = payload
         self.signature = signature
         self.signingInput = utf8[..<dots[1]]

@@ -55,6 +55,25 @@ struct StrictJSON {
         return value
     }
 
+    /// The members of the JSON object making up `bytes`; a duplicate member and anything else
+    /// (malformed text, another kind of value) become the caller's errors.
+    static func object<Failure: Error>(
+        _ bytes: [UInt8],
+        duplicate: (String) -> Failure,
+        notObject: Failure
+    ) throws(Failure) -> [String: JSONValue] {
+        let value: JSONValue
+        do {
+            value = try parse(bytes)
+        } catch .duplicateKey(let key) {
+            throw duplicate(key)
+        } catch {
+            throw notObject
+        }
+        guard case .object(let members) = value else { throw notObject }
+        return members
+    }
+
     private var current: UInt8? {
         offset < bytes.count ? bytes[offset] : nil
     }

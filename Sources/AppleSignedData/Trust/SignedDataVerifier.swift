@@ -1,5 +1,4 @@
 import Crypto
-import SwiftASN1
 import X509
 
 /// Verifies Apple's signed data (a compact JWS with an `x5c` chain) against pinned roots.
@@ -43,23 +42,15 @@ public struct SignedDataVerifier: Sendable {
         self.clock = clock
     }
 
-    /// A verifier trusting the certificates of `rootPEM` (one or more `CERTIFICATE` blocks).
+    /// A verifier trusting the certificates of `rootPEM` (one or more `CERTIFICATE` blocks, any
+    /// line length).
     public init(
         rootPEM: String,
         clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds
     ) throws(RootCertificateError) {
-        let documents: [PEMDocument]
-        do {
-            documents = try PEMDocument.parseMultiple(pemString: rootPEM)
-        } catch {
-            throw .notPEM
-        }
-        guard !documents.isEmpty else { throw .notPEM }
         var roots: [Certificate] = []
-        for (index, document) in documents.enumerated() {
-            guard document.discriminator == "CERTIFICATE", let root = try? Certificate(pemDocument: document) else {
-                throw .notACertificate(index: index)
-            }
+        for (index, der) in try RootCertificatePEM.derCertificates(in: rootPEM).enumerated() {
+            guard let root = try? Certificate(derEncoded: der) else { throw .notACertificate(index: index) }
             roots.append(root)
         }
         self.init(rootCertificates: roots, clock: clock)
@@ -125,7 +116,14 @@ public struct SignedDataVerifier: Sendable {
             intermediate: certificate.intermediate,
             signedDateMs: signedDateMs
         )
-        cache.store(TrustedChain(validated: chain, leafKey: certificate.leafKey), for: certificates.cacheKey)
+        let trusted = TrustedChain(validated: chain, leafKey: certificate.leafKey)
+        // swift-certificates compares validity in whole seconds; the windows hold milliseconds,
+        // so a signedDate a few ms outside a certificate's validity is refused here, exactly as
+        // on a cache hit.
+        if let window = trusted.windowExcluding(signedDateMs) {
+            throw window.error(signedDateMs: signedDateMs)
+        }
+        cache.store(trusted, for: certificates.cacheKey)
         return certificate.leafKey
     }
 

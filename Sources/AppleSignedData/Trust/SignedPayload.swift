@@ -8,15 +8,7 @@ struct SignedPayload: Sendable {
     let signedDateMs: Int64
 
     init(_ bytes: [UInt8], nowMs: Int64) throws(SignedDataError) {
-        let value: JSONValue
-        do {
-            value = try StrictJSON.parse(bytes)
-        } catch .duplicateKey(let key) {
-            throw .duplicatePayloadMember(key)
-        } catch {
-            throw .payloadNotJSONObject
-        }
-        guard case .object(let members) = value else { throw .payloadNotJSONObject }
+        let members = try StrictJSON.object(bytes, duplicate: SignedDataError.duplicatePayloadMember, notObject: .payloadNotJSONObject)
         guard let signedDate = members["signedDate"]?.int64Value, signedDate >= 0 else { throw .missingSignedDate }
         let (latest, overflow) = nowMs.addingReportingOverflow(Self.allowedClockSkewMs)
         guard overflow || signedDate <= latest else {
