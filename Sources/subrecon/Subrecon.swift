@@ -15,7 +15,7 @@ struct Subrecon: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ImportCommand.self, RunCommand.self, UserCommand.self, ReportCommand.self, DemoCommand.self,
-            SimulatorCommand.self, StatusCommand.self,
+            SimulatorCommand.self, StatusCommand.self, ParityCommand.self,
         ])
 
     /// The contract's exit code for usage errors is 2; ArgumentParser's default is 64 (EX_USAGE).

@@ -40,6 +40,24 @@ public struct ReconciliationJob: Sendable {
         return summary
     }
 
+    /// `subrecon parity`: both APIs on the same due receipts, nothing written.
+    public func parity(limit: Int?) async throws(RunFailure) -> ParityCheck.Result {
+        let transport = CurlTransport(
+            maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
+        defer { transport.shutdown() }
+        let limiter = APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
+        let check = ParityCheck(
+            store: database, verifyReceipt: try verifier(transport: transport, api: .verifyReceipt, limiter: limiter),
+            serverAPI: try verifier(transport: transport, api: .serverAPI, limiter: limiter),
+            reconciler: ReceiptReconciler(products: settings.products), clock: clock, concurrency: settings.concurrency,
+            logger: logger)
+        do {
+            return try await check.run(limit: limit)
+        } catch {
+            throw .store(error)
+        }
+    }
+
     /// The client for `api`, or a configuration failure when its settings are missing.
     func verifier(transport: any HTTPTransport, api: AppleAPI, limiter: APIRateLimiter) throws(RunFailure)
         -> any ReceiptVerifier
