@@ -113,7 +113,13 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreSimulatorTests",
-            dependencies: ["AppStoreSimulator"]
+            dependencies: [
+                "AppStoreSimulator",
+                // Server API tests check signatures and certificate chains independently.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         .testTarget(
             name: "IntegrationTests",

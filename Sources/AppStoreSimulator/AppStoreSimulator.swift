@@ -3,12 +3,17 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A local HTTP server that answers like Apple's legacy verifyReceipt service, for the demo, the
-/// integration tests and the benchmarks. Production is served at `/verifyReceipt`, the sandbox at
-/// `/sandbox/verifyReceipt`; keep-alive connections are supported, latency is applied per request
-/// without blocking others, and faults can be injected while it runs.
+/// A local HTTP server that answers like Apple's legacy verifyReceipt service and the App Store
+/// Server API, for the demo, the integration tests and the benchmarks. verifyReceipt: production
+/// at `/verifyReceipt`, the sandbox at `/sandbox/verifyReceipt`. Server API (Get All Subscription
+/// Statuses, Get Transaction History v2): production under `/inApps/...`, the sandbox under
+/// `/sandbox/inApps/...`, signed with a certificate chain made at creation. Keep-alive
+/// connections are supported, latency is applied per request without blocking others, and
+/// faults can be injected while it runs.
 ///
-/// Stateless with respect to receipts: each receipt carries its own account (see `SimulatedReceipt`).
+/// verifyReceipt is stateless with respect to receipts: each receipt carries its own account
+/// (see `SimulatedReceipt`). The Server API is asked by transaction id, so it answers only for
+/// accounts it was told about (`register`, `POST /simulator/accounts`, or a verifyReceipt call).
 public final class AppStoreSimulator: Sendable {
     /// Errors from `start`.
     public enum StartError: Error, Equatable {
@@ -34,9 +39,45 @@ public final class AppStoreSimulator: Sendable {
     private let faults = FaultInjector()
     private let recorder = StatisticsRecorder()
     private let lifecycle = Mutex<Lifecycle>(.idle)
+    private let accounts = SimulatedAccountRegistry()
+    /// The certificate chains the Server API signs with, made at creation (see `rootCertificatePEM`).
+    public let signingAuthority: SimulatedSigningAuthority
 
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
+        do {
+            signingAuthority = try SimulatedSigningAuthority(nowMs: options.clock())
+        } catch {
+            // Only fixed names, fresh keys and dates near now go in: this cannot fail in practice.
+            preconditionFailure("could not make the simulator's certificate chain: \(error)")
+        }
+    }
+
+    /// PEM of the root certificate every Server API signature chains to: what the worker needs
+    /// as `SUBRECON_APPLE_ROOT_CA_FILE` (`subrecon simulator --write-root-ca FILE`). Available
+    /// before `start`.
+    public var rootCertificatePEM: String { signingAuthority.rootCertificatePEM }
+
+    /// Makes `subscriber` known to the App Store Server API endpoints: any of its transaction ids
+    /// (original, renewals — also those that appear later as the clock moves — or its consumable)
+    /// then finds it. Replaces an account with the same id. Thread-safe; works before and after
+    /// `start`. A simulator in another process registers accounts through `POST
+    /// /simulator/accounts` (receipt data, one per line), or by verifying the receipt once.
+    public func register(_ subscriber: SimulatedSubscriber) {
+        accounts.register(subscriber)
+    }
+
+    /// `register` for each of `subscribers`.
+    public func register(_ subscribers: some Sequence<SimulatedSubscriber>) {
+        for subscriber in subscribers { accounts.register(subscriber) }
+    }
+
+    /// Number of accounts the Server API knows.
+    public var registeredAccountCount: Int { accounts.count }
+
+    /// Forgets every registered account.
+    public func removeAllAccounts() {
+        accounts.removeAll()
     }
 
     /// Starts listening on `host`:`port` (0 picks a free port) and returns the real port once the
@@ -64,6 +105,12 @@ public final class AppStoreSimulator: Sendable {
     private func launch(host: String, port requestedPort: UInt16) async throws -> Running {
         let router = SimulatorRequestRouter(
             responder: VerifyReceiptResponder(sharedSecret: options.sharedSecret, bundleID: options.bundleID),
+            serverAPI: ServerAPIResponder(
+                authority: signingAuthority, registry: accounts, bundleID: options.bundleID,
+                appAppleID: options.appAppleID, historyPageSize: max(1, options.historyPageSize)),
+            bearer: options.apiPublicKeyX963.map { ServerAPIBearerVerifier(publicKeyX963: $0, bundleID: options.bundleID) },
+            rateLimiter: options.apiRateLimit.map { ServerAPIRateLimiter(ratePerSecond: $0) },
+            registersVerifiedReceipts: options.registersVerifiedReceipts,
             clock: options.clock,
             latency: options.latency,
             requestTimeout: options.requestTimeout,
@@ -136,6 +183,16 @@ public final class AppStoreSimulator: Sendable {
 
     /// The sandbox endpoint, `http://127.0.0.1:PORT/sandbox/verifyReceipt`.
     public var sandboxURL: String { baseURL + SimulatorEndpoint.sandbox.path }
+
+    /// Base URL of the production App Store Server API (`SUBRECON_API_URL`): `http://127.0.0.1:PORT`,
+    /// so Get All Subscription Statuses is `{base}/inApps/v1/subscriptions/{transactionId}`.
+    public var serverAPIProductionBaseURL: String { baseURL }
+
+    /// Base URL of the sandbox App Store Server API (`SUBRECON_API_SANDBOX_URL`): `http://127.0.0.1:PORT/sandbox`.
+    public var serverAPISandboxBaseURL: String { baseURL + ServerAPIRoute.sandboxPrefix }
+
+    /// The admin endpoint `http://127.0.0.1:PORT/simulator/accounts` (POST receipt data, one per line).
+    public var accountsURL: String { baseURL + SimulatorRequestRouter.accountsPath }
 
     /// Counters since start (or the last `resetStatistics`).
     public func statistics() -> SimulatorStatistics {

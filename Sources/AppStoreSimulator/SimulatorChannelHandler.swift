@@ -24,9 +24,9 @@ final class SimulatorChannelHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let request = Self.unwrapInboundIn(data)
         let head = request.head
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let body = request.body.map { Array($0.readableBytesView) } ?? []
-        let reply = router.reply(method: head.method, path: path, body: body)
+        let reply = router.reply(to: SimulatorRequest(
+            method: head.method, uri: head.uri, authorization: head.headers.first(name: "Authorization"), body: body))
         guard reply.delay > .zero else {
             carryOut(reply.action, for: head, context: context)
             return

@@ -1,3 +1,5 @@
+import Crypto
+
 /// Configuration of an `AppStoreSimulator`.
 public struct SimulatorOptions: Sendable {
     /// The app's shared secret; requests with another (or no) `password` answer 21004. Nil accepts any.
@@ -20,13 +22,42 @@ public struct SimulatorOptions: Sendable {
     /// ~175 µs per full verifyReceipt answer, i.e. ~5,700 answers/s; raise it if that is the limit.
     public var eventLoopThreads: Int
 
+    // MARK: App Store Server API
+
+    /// The public key of the In-App Purchase key the client signs its bearer JWTs with. When set,
+    /// every `/inApps` request needs `Authorization: Bearer <JWT>` (ES256 by this key, `aud`
+    /// "appstoreconnect-v1", `bid` = `bundleID`, `exp` in the future, `exp - iat` ≤ 3600 s);
+    /// anything else gets 401 with a plain-text body, as from Apple. Nil accepts any request.
+    public var apiPublicKey: P256.Signing.PublicKey? {
+        get { apiPublicKeyX963.flatMap { try? P256.Signing.PublicKey(x963Representation: $0) } }
+        set { apiPublicKeyX963 = newValue.map { Array($0.x963Representation) } }
+    }
+    /// `apiPublicKey` as X9.63 bytes (swift-crypto keys are not `Sendable`).
+    public var apiPublicKeyX963: [UInt8]?
+    /// `appAppleId` of production Server API answers (the sandbox has none).
+    public var appAppleID: Int64
+    /// Signed transactions per Get Transaction History page (Apple: 20).
+    public var historyPageSize: Int
+    /// Server API requests per second above which the simulator answers 429 (a token bucket
+    /// holding one second's worth), with `Retry-After` in epoch milliseconds. Nil = no limit.
+    public var apiRateLimit: Double?
+    /// Register the account of every receipt verifyReceipt decodes, so the Server API then finds
+    /// it by transaction id (`AppStoreSimulator.register` does it explicitly). Costs one small
+    /// entry per distinct account: turn it off for verifyReceipt-only runs at very large scale.
+    public var registersVerifiedReceipts: Bool
+
     public init(
         sharedSecret: String? = nil,
         latency: Duration = .zero,
         clock: @escaping MillisecondsClock = SimulatedClock.wall(),
         bundleID: String = SimulatedProducts.bundleID,
         requestTimeout: Duration = .seconds(30),
-        eventLoopThreads: Int = 1
+        eventLoopThreads: Int = 1,
+        apiPublicKey: P256.Signing.PublicKey? = nil,
+        appAppleID: Int64 = SimulatorOptions.defaultAppAppleID,
+        historyPageSize: Int = 20,
+        apiRateLimit: Double? = nil,
+        registersVerifiedReceipts: Bool = true
     ) {
         self.sharedSecret = sharedSecret
         self.latency = latency
@@ -34,5 +65,13 @@ public struct SimulatorOptions: Sendable {
         self.bundleID = bundleID
         self.requestTimeout = requestTimeout
         self.eventLoopThreads = eventLoopThreads
+        self.apiPublicKeyX963 = apiPublicKey.map { Array($0.x963Representation) }
+        self.appAppleID = appAppleID
+        self.historyPageSize = historyPageSize
+        self.apiRateLimit = apiRateLimit
+        self.registersVerifiedReceipts = registersVerifiedReceipts
     }
+
+    /// The simulated app's App Store id (also `receipt.adam_id` of production receipts).
+    public static let defaultAppAppleID: Int64 = 1_480_000_017
 }

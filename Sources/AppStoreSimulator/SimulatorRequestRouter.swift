@@ -1,36 +1,87 @@
 import NIOHTTP1
 
+/// One request as the router needs it: the target split into path and query, and the only
+/// header any endpoint reads.
+struct SimulatorRequest: Sendable {
+    var method: HTTPMethod
+    var path: Substring
+    var query: Substring?
+    var authorization: String?
+    var body: [UInt8]
+
+    init(method: HTTPMethod, uri: String, authorization: String? = nil, body: [UInt8] = []) {
+        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        self.method = method
+        path = parts.first ?? ""
+        query = parts.count > 1 ? parts[1] : nil
+        self.authorization = authorization
+        self.body = body
+    }
+}
+
 /// Decides each request's answer and when it leaves: routing, Apple's method rule, latency,
-/// fault injection and the request timeout around `VerifyReceiptResponder`. No I/O and no waiting
-/// here; `SimulatorChannelHandler` carries the `SimulatorReply` out on the connection.
+/// fault injection and the request timeout around `VerifyReceiptResponder` (verifyReceipt) and
+/// `ServerAPIResponder` (App Store Server API, `/inApps/...` and `/sandbox/inApps/...`), plus the
+/// admin endpoint `POST /simulator/accounts`. No I/O and no waiting here;
+/// `SimulatorChannelHandler` carries the `SimulatorReply` out on the connection.
 struct SimulatorRequestRouter: Sendable {
     let responder: VerifyReceiptResponder
+    let serverAPI: ServerAPIResponder
+    let bearer: ServerAPIBearerVerifier?
+    let rateLimiter: ServerAPIRateLimiter?
+    let registersVerifiedReceipts: Bool
     let clock: MillisecondsClock
     let latency: Duration
     let requestTimeout: Duration
     let faults: FaultInjector
     let statistics: StatisticsRecorder
 
+    /// The admin endpoint registering accounts for the Server API (see `registerAccounts`).
+    static let accountsPath = "/simulator/accounts"
+
+    func reply(to request: SimulatorRequest) -> SimulatorReply {
+        if ServerAPIRoute.isServerAPIPath(request.path) {
+            return serverAPIReply(to: request)
+        }
+        if request.path == Self.accountsPath {
+            statistics.recordOtherRequest()
+            return registerAccounts(request)
+        }
+        return verifyReceiptReply(method: request.method, path: request.path, body: request.body)
+    }
+
     func reply(method: HTTPMethod, path: Substring, body: [UInt8]) -> SimulatorReply {
+        reply(to: SimulatorRequest(method: method, uri: String(path), body: body))
+    }
+
+    private static let notFound = SimulatedHTTPResponse(
+        httpStatus: 404, headers: ["Content-Type": "text/plain"], body: Array("Not Found".utf8), appleStatus: nil)
+
+    // MARK: verifyReceipt
+
+    private func verifyReceiptReply(method: HTTPMethod, path: Substring, body: [UInt8]) -> SimulatorReply {
         let endpoint = SimulatorEndpoint.allCases.first { $0.path == path }
         statistics.recordRequest(endpoint: endpoint)
         guard let endpoint else {
-            return SimulatorReply(delay: .zero, action: .answer(SimulatedHTTPResponse(
-                httpStatus: 404, headers: ["Content-Type": "text/plain"], body: Array("Not Found".utf8), appleStatus: nil)))
+            return SimulatorReply(delay: .zero, action: .answer(Self.notFound))
         }
         let nowMs = clock()
         guard method == .POST else {
             return after(latency, .answer(VerifyReceiptResponder.statusResponse(21000, environment: nil)))
         }
         let parsed = VerifyReceiptResponder.ParsedRequest(body: body)
+        if registersVerifiedReceipts, let subscriber = parsed.subscriber {
+            serverAPI.registry.registerIfAbsent(subscriber)
+        }
         let (extraLatency, step) = faults.next(for: parsed.subscriber?.id)
-        if step != .answer {
+        if step != .answer, !step.isTrustFailure {
             statistics.recordFault(step)
         }
         let delay = latency + extraLatency
 
         switch step {
-        case .answer:
+        case .answer, .badSignature, .leafWithoutMarker, .intermediateWithoutMarker, .foreignRoot, .expiredLeaf,
+             .otherBundleID, .wrongEnvironment:
             return after(delay, .answer(responder.respond(to: parsed, endpoint: endpoint, nowMs: nowMs)))
         case .appleStatus(let status, let isRetryable):
             return after(delay, .answer(VerifyReceiptResponder.statusResponse(
@@ -38,14 +89,7 @@ struct SimulatorRequestRouter: Sendable {
                 environment: parsed.subscriber?.environment ?? endpoint.environment,
                 isRetryable: isRetryable ?? VerifyReceiptResponder.defaultRetryFlag(for: status))))
         case .httpError(let code, let retryAfterSeconds):
-            var headers = ["Content-Type": "text/html"]
-            if let retryAfterSeconds {
-                headers["Retry-After"] = String(retryAfterSeconds)
-            }
-            let phrase = HTTPResponseStatus(statusCode: code).reasonPhrase
-            let page = "<html><body><h1>\(code) \(phrase)</h1></body></html>"
-            return after(delay, .answer(SimulatedHTTPResponse(
-                httpStatus: code, headers: headers, body: Array(page.utf8), appleStatus: nil)))
+            return after(delay, .answer(Self.htmlError(code, retryAfterSeconds: retryAfterSeconds)))
         case .stall(let duration):
             return after(delay + duration, .answer(responder.respond(to: parsed, endpoint: endpoint, nowMs: nowMs)))
         case .truncatedBody:
@@ -53,10 +97,133 @@ struct SimulatorRequestRouter: Sendable {
         case .connectionReset:
             return after(delay, .reset)
         case .nonJSONBody:
-            let page = "<html><head><title>Service Unavailable</title></head><body>Please try again later.</body></html>"
-            return after(delay, .answer(SimulatedHTTPResponse(
-                httpStatus: 200, headers: ["Content-Type": "text/html"], body: Array(page.utf8), appleStatus: nil)))
+            return after(delay, .answer(Self.nonJSONPage))
         }
+    }
+
+    private static func htmlError(_ code: Int, retryAfterSeconds: Int?) -> SimulatedHTTPResponse {
+        var headers = ["Content-Type": "text/html"]
+        if let retryAfterSeconds {
+            headers["Retry-After"] = String(retryAfterSeconds)
+        }
+        let phrase = HTTPResponseStatus(statusCode: code).reasonPhrase
+        let page = "<html><body><h1>\(code) \(phrase)</h1></body></html>"
+        return SimulatedHTTPResponse(httpStatus: code, headers: headers, body: Array(page.utf8), appleStatus: nil)
+    }
+
+    private static let nonJSONPage = SimulatedHTTPResponse(
+        httpStatus: 200, headers: ["Content-Type": "text/html"],
+        body: Array("<html><head><title>Service Unavailable</title></head><body>Please try again later.</body></html>".utf8),
+        appleStatus: nil)
+
+    // MARK: App Store Server API
+
+    /// Order: route (unknown `/inApps` path → 404), method (only GET), bearer (401), rate limit
+    /// (429), then the account's fault plan, then `ServerAPIResponder`.
+    private func serverAPIReply(to request: SimulatorRequest) -> SimulatorReply {
+        let route = ServerAPIRoute(path: request.path)
+        statistics.recordServerAPIRequest(route)
+        guard let route else {
+            return SimulatorReply(delay: .zero, action: .answer(ServerAPIResponder.error(404, 4_040_000, "Not found.")))
+        }
+        guard request.method == .GET else {
+            return after(latency, .answer(ServerAPIResponder.error(405, 4_000_000, "Method not allowed.")))
+        }
+        if let bearer, !bearer.accepts(authorization: request.authorization) {
+            statistics.recordUnauthorized()
+            return after(latency, .answer(ServerAPIResponder.unauthorized))
+        }
+        if let rateLimiter, let waitMs = rateLimiter.admit() {
+            statistics.recordRateLimited()
+            return after(latency, .answer(ServerAPIResponder.rateLimited(retryAfterMs: waitMs)))
+        }
+        let nowMs = clock()
+        let subscriberID = serverAPI.account(for: route)?.0.id
+        let (extraLatency, step) = faults.next(for: subscriberID)
+        if step != .answer {
+            statistics.recordFault(step)
+        }
+        let delay = latency + extraLatency
+        func answer(_ variant: SignedDataVariant = .valid) -> SimulatedHTTPResponse {
+            serverAPI.respond(to: route, query: request.query, nowMs: nowMs, variant: variant)
+        }
+
+        switch step {
+        case .answer:
+            return after(delay, .answer(answer()))
+        case .badSignature, .leafWithoutMarker, .intermediateWithoutMarker, .foreignRoot, .expiredLeaf,
+             .otherBundleID, .wrongEnvironment:
+            return after(delay, .answer(answer(step.signedDataVariant(at: route.environment) ?? .valid)))
+        case .appleStatus(let status, _):
+            let response = switch status {
+            case 21010: ServerAPIResponder.error(404, 4_040_001, "Account not found.")
+            case 21002, 21003, 21007, 21008: ServerAPIResponder.transactionNotFound
+            default: ServerAPIResponder.error(500, 5_000_001, "An unknown error occurred. Please try again.")
+            }
+            return after(delay, .answer(response))
+        case .httpError(429, let retryAfterSeconds):
+            return after(delay, .answer(ServerAPIResponder.rateLimited(retryAfterMs: Int64(retryAfterSeconds ?? 1) * 1000)))
+        case .httpError(500, let retryAfterSeconds):
+            var response = ServerAPIResponder.error(500, 5_000_000, "An unknown error occurred.")
+            if let retryAfterSeconds { response.headers["Retry-After"] = String(retryAfterSeconds) }
+            return after(delay, .answer(response))
+        case .httpError(let code, let retryAfterSeconds):
+            return after(delay, .answer(Self.htmlError(code, retryAfterSeconds: retryAfterSeconds)))
+        case .stall(let duration):
+            return after(delay + duration, .answer(answer()))
+        case .truncatedBody:
+            return after(delay, .truncate(answer()))
+        case .connectionReset:
+            return after(delay, .reset)
+        case .nonJSONBody:
+            return after(delay, .answer(Self.nonJSONPage))
+        }
+    }
+
+    // MARK: Admin
+
+    /// `POST /simulator/accounts`: the body is receipt data strings, one per line (blank lines
+    /// ignored), as `SimulatedReceipt.encode` makes them. All decodable: each account is
+    /// registered (replacing one with the same id) and the answer is 200
+    /// `{"registered":N,"accounts":TOTAL}`. Any line that is not a simulator receipt: 400
+    /// `{"registered":0,"badLines":[1-based line numbers]}` and nothing is registered.
+    private func registerAccounts(_ request: SimulatorRequest) -> SimulatorReply {
+        guard request.method == .POST else {
+            return SimulatorReply(delay: .zero, action: .answer(ServerAPIResponder.error(405, 4_000_000, "Use POST.")))
+        }
+        var subscribers: [SimulatedSubscriber] = []
+        var badLines: [Int64] = []
+        for (number, line) in request.body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            var text = String(decoding: line, as: UTF8.self)
+            text = text.trimmedLine()
+            guard !text.isEmpty else { continue }
+            if let subscriber = SimulatedReceipt.decode(text) {
+                subscribers.append(subscriber)
+            } else {
+                badLines.append(Int64(number + 1))
+            }
+        }
+        var json = JSONByteWriter(capacity: 64)
+        json.beginObject()
+        guard badLines.isEmpty else {
+            json.field("registered", number: 0)
+            json.key("badLines")
+            json.beginArray()
+            for line in badLines { json.number(line) }
+            json.endArray()
+            json.endObject()
+            return SimulatorReply(delay: .zero, action: .answer(SimulatedHTTPResponse(
+                httpStatus: 400, headers: ServerAPIResponder.jsonHeaders, body: json.bytes, appleStatus: nil)))
+        }
+        for subscriber in subscribers {
+            serverAPI.registry.register(subscriber)
+        }
+        statistics.recordRegistered(subscribers.count)
+        json.field("registered", number: Int64(subscribers.count))
+        json.field("accounts", number: Int64(serverAPI.registry.count))
+        json.endObject()
+        return SimulatorReply(delay: .zero, action: .answer(SimulatedHTTPResponse(
+            httpStatus: 200, headers: ServerAPIResponder.jsonHeaders, body: json.bytes, appleStatus: nil)))
     }
 
     /// `action` after `delay`; past `requestTimeout` the server gives up instead: HTTP 500 at the timeout.
@@ -67,5 +234,15 @@ struct SimulatorRequestRouter: Sendable {
         return SimulatorReply(delay: requestTimeout, action: .answer(SimulatedHTTPResponse(
             httpStatus: 500, headers: ["Content-Type": "text/plain"], body: Array("Request timed out".utf8),
             appleStatus: nil)))
+    }
+}
+
+private extension String {
+    /// Drops surrounding spaces, tabs and a trailing CR (lines may come CRLF-terminated).
+    func trimmedLine() -> String {
+        var view = Substring(self)
+        while let first = view.first, first == " " || first == "\t" || first == "\r" { view.removeFirst() }
+        while let last = view.last, last == " " || last == "\t" || last == "\r" { view.removeLast() }
+        return String(view)
     }
 }

@@ -12,8 +12,19 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var answersByHTTPStatus: [Int: Int] = [:]
     /// Injected faults per `FaultStep.name`.
     public var faultsInjected: [String: Int] = [:]
-    /// Requests to a path other than the two endpoints.
+    /// Requests to a path other than the served endpoints.
     public var unknownPathRequests: Int = 0
+    /// App Store Server API requests per endpoint (both environments, any outcome).
+    public var serverAPIRequestsByEndpoint: [ServerAPIEndpoint: Int] = [:]
+    /// Server API requests per environment (by the path asked: `/inApps` or `/sandbox/inApps`).
+    public var serverAPIRequestsByEnvironment: [SimulatedEnvironment: Int] = [:]
+    /// 429s answered because `SimulatorOptions.apiRateLimit` was exceeded (fault-injected 429s
+    /// count under `faultsInjected` and `answersByHTTPStatus`).
+    public var serverAPIRateLimited: Int = 0
+    /// Server API requests refused with 401 by the bearer check.
+    public var serverAPIUnauthorized: Int = 0
+    /// Accounts registered through `POST /simulator/accounts`.
+    public var accountsRegisteredByPOST: Int = 0
 
     public init() {}
 
@@ -21,6 +32,13 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var productionRequests: Int { requestsByEndpoint[.production, default: 0] }
     /// Requests to `/sandbox/verifyReceipt`.
     public var sandboxRequests: Int { requestsByEndpoint[.sandbox, default: 0] }
+
+    /// Get All Subscription Statuses requests.
+    public var subscriptionStatusesRequests: Int { serverAPIRequestsByEndpoint[.subscriptionStatuses, default: 0] }
+    /// Get Transaction History requests.
+    public var transactionHistoryRequests: Int { serverAPIRequestsByEndpoint[.transactionHistory, default: 0] }
+    /// All Server API requests.
+    public var serverAPIRequests: Int { serverAPIRequestsByEndpoint.values.reduce(0, +) }
 
     /// Answers that carried Apple status `status`.
     public func answers(withAppleStatus status: Int) -> Int {

@@ -15,6 +15,35 @@ final class StatisticsRecorder: Sendable {
         }
     }
 
+    /// A Server API request; nil endpoint = an `/inApps` path that is not served (counted unknown).
+    func recordServerAPIRequest(_ route: ServerAPIRoute?) {
+        counters.withLock {
+            $0.totalRequests += 1
+            if let route {
+                $0.serverAPIRequestsByEndpoint[route.endpoint, default: 0] += 1
+                $0.serverAPIRequestsByEnvironment[route.environment, default: 0] += 1
+            } else {
+                $0.unknownPathRequests += 1
+            }
+        }
+    }
+
+    func recordOtherRequest() {
+        counters.withLock { $0.totalRequests += 1 }
+    }
+
+    func recordRateLimited() {
+        counters.withLock { $0.serverAPIRateLimited += 1 }
+    }
+
+    func recordUnauthorized() {
+        counters.withLock { $0.serverAPIUnauthorized += 1 }
+    }
+
+    func recordRegistered(_ count: Int) {
+        counters.withLock { $0.accountsRegisteredByPOST += count }
+    }
+
     func recordAnswer(httpStatus: Int, appleStatus: Int?) {
         counters.withLock {
             $0.answersByHTTPStatus[httpStatus, default: 0] += 1
