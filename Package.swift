@@ -124,7 +124,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "SubRecon", "AppStoreSimulator", "SubReconHTTP",
+                "SubRecon", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData",
+                .product(name: "Crypto", package: "swift-crypto"),
                 // SQLite's C API (same package as GRDB): tests lower a connection's limits.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

@@ -15,12 +15,22 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default warning).")
     var logLevel: String = "warning"
 
+    @Option(help: "Which Apple API the demo asks: verify-receipt or server-api (default verify-receipt).")
+    var appleAPI: String = AppleAPI.verifyReceipt.rawValue
+
+    func validate() throws {
+        guard AppleAPI(rawValue: appleAPI) != nil else {
+            throw ValidationError("--apple-api must be verify-receipt or server-api, not \"\(appleAPI)\"")
+        }
+    }
+
     func run() async throws {
         let logger = GlobalOptions.bootstrapLogging(level: logLevel, format: .text)
-        let result = try await DemoRun(logger: logger).run()
+        let api = AppleAPI(rawValue: appleAPI) ?? .verifyReceipt
+        let result = try await DemoRun(logger: logger, appleAPI: api).run()
         Console.out("""
             subrecon demo: imported one sample receipt per scenario into \(result.databasePath)
-            and ran the nightly job against the built-in App Store simulator.
+            and ran the nightly job against the built-in App Store simulator (\(api.rawValue)).
             \(result.summary.line)
 
             report subscriptions:

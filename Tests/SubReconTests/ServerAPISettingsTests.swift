@@ -15,7 +15,7 @@ struct ServerAPISettingsTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         keyPEM = P256.Signing.PrivateKey().pemRepresentation
         keyPath = folder + "/AuthKey_TEST.p8"
-        FileManager.default.createFile(atPath: keyPath, contents: Data(keyPEM.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: keyPath, contents: Data(keyPEM.utf8), attributes: [.posixPermissions: 0o600])
     }
 
     var complete: [String: String] {

@@ -1,4 +1,6 @@
 import AppStoreSimulator
+import AppleSignedData
+import Crypto
 import Foundation
 import Logging
 
@@ -6,8 +8,12 @@ import Logging
 /// temporary database, with no secret and no network. A newcomer's first command.
 public struct DemoRun: Sendable {
     let logger: Logger
+    let appleAPI: AppleAPI
 
-    public init(logger: Logger) { self.logger = logger }
+    public init(logger: Logger, appleAPI: AppleAPI = .verifyReceipt) {
+        self.logger = logger
+        self.appleAPI = appleAPI
+    }
 
     /// What the demo left behind, so the newcomer can keep exploring it.
     public struct Result: Sendable {
@@ -22,11 +28,16 @@ public struct DemoRun: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // A throwaway secret shared by the simulator and the client: the password check is real.
         let secret = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let simulator = AppStoreSimulator(options: SimulatorOptions(sharedSecret: secret))
+        // Likewise a throwaway In-App Purchase key: the simulator accepts only JWTs it signed.
+        let apiKey = P256.Signing.PrivateKey()
+        let simulator = AppStoreSimulator(options: SimulatorOptions(sharedSecret: secret, apiPublicKey: apiKey.publicKey))
         _ = try await simulator.start()
         defer { Task { await simulator.stop() } }
 
         let nowMs = ReconciliationJob.wallClockMs()
+        // The Server API is asked by transaction id: tell it about the sample accounts (a real
+        // App Store knows them already).
+        simulator.register(Self.sampleSubscribers(nowMs: nowMs).map(\.subscriber))
         let importPath = folder + "/receipts.csv"
         try Self.sampleReceiptsCSV(nowMs: nowMs).write(toFile: importPath, atomically: true, encoding: .utf8)
 
@@ -34,11 +45,20 @@ public struct DemoRun: Sendable {
         let database = try AppDatabase.open(path: databasePath)
         _ = try await ReceiptImporter(database: database).importFile(path: importPath, format: .csv, nowMs: nowMs)
 
+        var serverAPI: ServerAPISettings?
+        if appleAPI == .serverAPI {
+            serverAPI = ServerAPISettings(
+                key: AppStoreAPIKey(privateKey: apiKey, keyID: "DEMOKEY001", issuerID: UUID().uuidString.lowercased(),
+                                    bundleID: SimulatedProducts.bundleID),
+                endpoints: ServerAPIEndpoints(
+                    production: simulator.serverAPIProductionBaseURL, sandbox: simulator.serverAPISandboxBaseURL),
+                verifier: try SignedDataVerifier(rootPEM: simulator.rootCertificatePEM))
+        }
         let settings = Settings(
             databasePath: databasePath, sharedSecret: SharedSecret(secret),
             endpoints: VerifyReceiptEndpoints(production: simulator.productionURL, sandbox: simulator.sandboxURL),
             concurrency: 8, products: Set(SimulatedProducts.subscriptionProductIDs), requestTimeout: .seconds(10),
-            caFile: nil, warnings: [])
+            caFile: nil, warnings: [], appleAPI: appleAPI, serverAPI: serverAPI)
         let job = ReconciliationJob(
             settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
         let summary = try await job.run(ReconciliationRun.Options(kind: .nightly, selection: .due))
@@ -52,13 +72,20 @@ public struct DemoRun: Sendable {
     /// One user per simulator scenario (so every status appears), as an app server would export them.
     public static func sampleReceiptsCSV(nowMs: Int64) -> String {
         var lines = ["user_id,receipt_data,product_id,environment"]
-        for (index, scenario) in SimulatedScenario.allCases.enumerated() {
-            let subscriber = scenario.subscriber(id: Int64(1000 + index), nowMs: nowMs)
+        for (index, sample) in sampleSubscribers(nowMs: nowMs).enumerated() {
+            let scenario = sample.scenario
             let user = "demo-\(String(format: "%02d", index + 1))-\(scenario.rawValue)"
             let environment = scenario.environment == .sandbox ? "Sandbox" : ""
             // Half the receipts arrive without an environment hint, to show 21007 routing too.
-            lines.append("\(user),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID ?? ""),\(index % 2 == 0 ? "" : environment)")
+            lines.append("\(user),\(SimulatedReceipt.encode(sample.subscriber)),\(scenario.expectedProductID ?? ""),\(index % 2 == 0 ? "" : environment)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One account per simulator scenario, in scenario order.
+    static func sampleSubscribers(nowMs: Int64) -> [(scenario: SimulatedScenario, subscriber: SimulatedSubscriber)] {
+        SimulatedScenario.allCases.enumerated().map { index, scenario in
+            (scenario, scenario.subscriber(id: Int64(1000 + index), nowMs: nowMs))
+        }
     }
 }

@@ -1,4 +1,6 @@
 import AppStoreSimulator
+import AppleSignedData
+import Crypto
 import Foundation
 import GRDB
 import Logging
@@ -14,24 +16,62 @@ final class TestWorld: Sendable {
     let simulator: AppStoreSimulator
     let clock: SimulatedClock
     let startMs: Int64
+    /// The In-App Purchase key the simulator's Server API accepts (it checks every bearer JWT).
+    let apiKey: AppStoreAPIKey
 
-    private init(folder: String, database: AppDatabase, simulator: AppStoreSimulator, clock: SimulatedClock) {
+    private init(folder: String, database: AppDatabase, simulator: AppStoreSimulator, clock: SimulatedClock, apiKey: AppStoreAPIKey) {
         self.folder = folder
         self.database = database
         self.simulator = simulator
         self.clock = clock
         self.startMs = clock.nowMs
+        self.apiKey = apiKey
     }
 
-    static func make(latency: Duration = .zero) async throws -> TestWorld {
+    static func make(
+        latency: Duration = .zero, historyPageSize: Int = 20, apiRateLimit: Double? = nil
+    ) async throws -> TestWorld {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let clock = SimulatedClock(nowMs: 1_795_329_964_000)  // 2026-11-22T06:46:04Z
+        let privateKey = P256.Signing.PrivateKey()
         let simulator = AppStoreSimulator(
-            options: SimulatorOptions(sharedSecret: secret, latency: latency, clock: clock.millisecondsClock))
+            options: SimulatorOptions(
+                sharedSecret: secret, latency: latency, clock: clock.millisecondsClock, apiPublicKey: privateKey.publicKey,
+                historyPageSize: historyPageSize, apiRateLimit: apiRateLimit))
         _ = try await simulator.start()
         let database = try AppDatabase.open(path: folder + "/subrecon.sqlite")
-        return TestWorld(folder: folder, database: database, simulator: simulator, clock: clock)
+        let apiKey = AppStoreAPIKey(
+            privateKey: privateKey, keyID: "TESTKEY001", issuerID: "57246542-96fe-1a63-e053-0824d011072a",
+            bundleID: SimulatedProducts.bundleID)
+        return TestWorld(folder: folder, database: database, simulator: simulator, clock: clock, apiKey: apiKey)
+    }
+
+    /// Settings for server-api mode against the simulator (its root as the trusted one).
+    func serverAPISettings(
+        concurrency: Int = 8, products: Set<String> = [], rate: Double = 0, retryPolicy: RetryPolicy = TestWorld.fastRetries,
+        key: AppStoreAPIKey? = nil
+    ) throws -> Settings {
+        var settings = settings(concurrency: concurrency, products: products, retryPolicy: retryPolicy)
+        settings.appleAPI = .serverAPI
+        settings.serverAPI = ServerAPISettings(
+            key: key ?? apiKey,
+            endpoints: ServerAPIEndpoints(
+                production: simulator.serverAPIProductionBaseURL, sandbox: simulator.serverAPISandboxBaseURL),
+            verifier: try SignedDataVerifier(rootPEM: simulator.rootCertificatePEM, clock: clock.millisecondsClock),
+            requestsPerSecond: rate)
+        return settings
+    }
+
+    /// A nightly run (or another selection) in server-api mode.
+    func runServerAPI(
+        _ selection: ReceiptSelection = .due, kind: RunKind = .nightly, dryRun: Bool = false,
+        settings: Settings? = nil
+    ) async throws -> RunSummary {
+        let job = ReconciliationJob(
+            settings: try settings ?? serverAPISettings(), database: database, clock: clock.millisecondsClock,
+            logger: Logger(label: "test"))
+        return try await job.run(.init(kind: kind, selection: selection, dryRun: dryRun))
     }
 
     func close() async {
@@ -57,7 +97,10 @@ final class TestWorld: Sendable {
 
     /// Receipt data for a scenario, as of the world's clock now.
     func receipt(_ scenario: SimulatedScenario, id: Int64) -> String {
-        SimulatedReceipt.encode(scenario.subscriber(id: id, nowMs: clock.nowMs, paddingBytes: 200))
+        let subscriber = scenario.subscriber(id: id, nowMs: clock.nowMs, paddingBytes: 200)
+        // The Server API is asked by transaction id: the simulated App Store knows every account.
+        simulator.register(subscriber)
+        return SimulatedReceipt.encode(subscriber)
     }
 
     /// Imports one user per scenario (`user-<scenario>`), without environment hints.
