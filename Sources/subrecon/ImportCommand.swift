@@ -8,8 +8,9 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Store receipts handed over by the app server (CSV or JSON Lines).",
         discussion: """
-            CSV has the header `user_id,receipt_data` and optionally `product_id`, `environment`; \
-            JSON Lines has the same keys. Any bad row is reported as FILE:LINE: reason and then \
+            CSV has the header `user_id,receipt_data` and optionally `product_id`, `environment`, \
+            `transaction_id`; JSON Lines has the same keys. In server-api mode \
+            (SUBRECON_APPLE_API=server-api) a row may carry a transaction_id and no receipt data. Any bad row is reported as FILE:LINE: reason and then \
             nothing from the file is imported (exit 65). Receipt data already stored for that user \
             is skipped and counted.
 
@@ -26,11 +27,21 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "csv or jsonl (default: from the file extension, else from the content).")
     var format: ImportFormat?
 
+    @Option(help: "verify-receipt or server-api (SUBRECON_APPLE_API): server-api accepts rows with only a transaction_id.")
+    var appleAPI: String?
+
     func run() async throws {
         _ = global.makeLogger()
+        let api: AppleAPI
+        do {
+            api = try ServerAPISettings.api(environment: global.environment, flag: appleAPI)
+        } catch {
+            Console.error(error.description)
+            throw ExitCode(2)
+        }
         let database = try global.openDatabase()
         do {
-            let summary = try await ReceiptImporter(database: database)
+            let summary = try await ReceiptImporter(database: database, acceptsTransactionIDOnly: api == .serverAPI)
                 .importFile(path: file, format: format, nowMs: ReconciliationJob.wallClockMs())
             Console.out("imported \(summary.imported) receipt(s); \(summary.alreadyStored) already stored (skipped)\n")
         } catch {

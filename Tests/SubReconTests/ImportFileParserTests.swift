@@ -451,3 +451,28 @@ struct ImportFileParserRulesTests {
         #expect(result.problems.first?.reason.contains("transaction_id must be") == true)
     }
 }
+
+@Suite struct ImportTransactionIDOnlyTests {
+    static let csv = Data("user_id,receipt_data,transaction_id\nu1,,2000000123456789\n".utf8)
+
+    @Test func aRowWithOnlyATransactionIDIsRefusedInVerifyReceiptMode() {
+        let result = ImportFileParser(format: .csv, sourceName: "t.csv").parse(Self.csv)
+        #expect(result.rows.isEmpty)
+        #expect(result.problems.first?.description.contains("t.csv:2: receipt_data is empty") == true)
+        #expect(result.problems.first?.description.contains("server-api") == true)
+    }
+
+    @Test func aRowWithOnlyATransactionIDIsAcceptedInServerAPIMode() {
+        let result = ImportFileParser(format: .csv, sourceName: "t.csv", acceptsTransactionIDOnly: true).parse(Self.csv)
+        #expect(result.problems.isEmpty)
+        #expect(result.rows.first?.receiptData == "")
+        #expect(result.rows.first?.transactionID == "2000000123456789")
+    }
+
+    @Test func aRowWithNeitherIsStillBad() {
+        let result = ImportFileParser(format: .csv, sourceName: "t.csv", acceptsTransactionIDOnly: true)
+            .parse(Data("user_id,receipt_data,transaction_id\nu1,,\n".utf8))
+        #expect(result.rows.isEmpty)
+        #expect(result.problems.count == 1)
+    }
+}

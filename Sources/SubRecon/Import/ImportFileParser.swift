@@ -39,6 +39,8 @@ public struct ImportFileParser: Sendable {
     public let sourceName: String
     /// The largest `receipt_data` accepted, in bytes of (trimmed) base64 text.
     public let maxReceiptBytes: Int
+    /// Server-api mode: a row may carry a `transaction_id` and no receipt data (a StoreKit 2 app).
+    public let acceptsTransactionIDOnly: Bool
 
     /// Creates a parser.
     ///
@@ -46,7 +48,11 @@ public struct ImportFileParser: Sendable {
     ///   - format: the format to parse; see ``ImportFormat/resolved(explicit:path:data:)``.
     ///   - sourceName: the file name for problem reports; ``standardInputSourceName`` for `-`.
     ///   - maxReceiptBytes: the largest `receipt_data` accepted, in bytes of base64 text.
-    public init(format: ImportFormat, sourceName: String, maxReceiptBytes: Int = defaultMaxReceiptBytes) {
+    public init(
+        format: ImportFormat, sourceName: String, maxReceiptBytes: Int = defaultMaxReceiptBytes,
+        acceptsTransactionIDOnly: Bool = false
+    ) {
+        self.acceptsTransactionIDOnly = acceptsTransactionIDOnly
         self.format = format
         self.sourceName = sourceName
         self.maxReceiptBytes = maxReceiptBytes
@@ -98,7 +104,14 @@ public struct ImportFileParser: Sendable {
         if let problem = Self.userIDProblem(userID, present: raw.userID != nil) { reasons.append(problem) }
 
         let receiptData = ASCII.trimmingWhitespace(raw.receiptData ?? "")
-        if let problem = receiptDataProblem(receiptData, present: raw.receiptData != nil) {
+        let hasTransactionID = raw.transactionID.map { !ASCII.trimmingWhitespace($0).isEmpty } ?? false
+        if receiptData.isEmpty, hasTransactionID {
+            // A row needs one of the two; without receipt data only the Server API can check it.
+            if !acceptsTransactionIDOnly {
+                reasons.append(
+                    "receipt_data is empty: a row with only a transaction_id can be checked only with SUBRECON_APPLE_API=server-api")
+            }
+        } else if let problem = receiptDataProblem(receiptData, present: raw.receiptData != nil) {
             reasons.append(problem)
         }
 

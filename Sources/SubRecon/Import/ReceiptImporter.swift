@@ -5,10 +5,17 @@ import Foundation
 public struct ReceiptImporter: Sendable {
     let database: AppDatabase
     let maxReceiptBytes: Int
+    let acceptsTransactionIDOnly: Bool
 
-    public init(database: AppDatabase, maxReceiptBytes: Int = ImportFileParser.defaultMaxReceiptBytes) {
+    /// - Parameter acceptsTransactionIDOnly: server-api mode, where a row may have a
+    ///   `transaction_id` and no receipt data.
+    public init(
+        database: AppDatabase, maxReceiptBytes: Int = ImportFileParser.defaultMaxReceiptBytes,
+        acceptsTransactionIDOnly: Bool = false
+    ) {
         self.database = database
         self.maxReceiptBytes = maxReceiptBytes
+        self.acceptsTransactionIDOnly = acceptsTransactionIDOnly
     }
 
     /// - Parameter path: a file path, or `-` for standard input.
@@ -27,7 +34,7 @@ public struct ReceiptImporter: Sendable {
         let resolved = ImportFormat.resolved(explicit: format, path: path, data: data)
         let parser = ImportFileParser(
             format: resolved, sourceName: path == "-" ? ImportFileParser.standardInputSourceName : path,
-            maxReceiptBytes: maxReceiptBytes)
+            maxReceiptBytes: maxReceiptBytes, acceptsTransactionIDOnly: acceptsTransactionIDOnly)
         let result = parser.parse(data)
         guard result.problems.isEmpty else { throw .badRows(result.problems) }
         do {

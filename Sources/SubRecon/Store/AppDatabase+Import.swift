@@ -13,7 +13,10 @@ extension AppDatabase {
     /// A row whose receipt data is already known for that user is a no-op, counted as such.
     public func importReceipts(_ rows: [ImportRow], nowMs: Int64) async throws(StoreError) -> ImportSummary {
         // Digests are computed outside the write transaction so the writer is held only for SQL.
-        let digests = rows.map { ReceiptFingerprint.sha256Hex($0.receiptData) }
+        // A row with only a transaction id is known by that id, so importing it again is a no-op too.
+        let digests = rows.map { row in
+            ReceiptFingerprint.sha256Hex(row.receiptData.isEmpty ? "transaction_id:" + (row.transactionID ?? "") : row.receiptData)
+        }
         return try await write("importing receipts") { db in
             var summary = ImportSummary(imported: 0, alreadyStored: 0)
             let known = try db.cachedStatement(
@@ -32,7 +35,7 @@ extension AppDatabase {
                     continue
                 }
                 try insertReceipt.execute(arguments: [
-                    row.userID, row.receiptData, row.productID, row.environment?.rawValue, nowMs, row.transactionID,
+                    row.userID, row.receiptData.isEmpty ? nil : row.receiptData, row.productID, row.environment?.rawValue, nowMs, row.transactionID,
                 ])
                 try insertVersion.execute(arguments: [row.userID, digest, db.lastInsertedRowID, nowMs])
                 summary.imported += 1

@@ -209,12 +209,43 @@ public struct AppDatabase: Sendable {
                 """)
         }
         migrator.registerMigration("v4-server-api") { db in
-            // The App Store Server API: which transaction to ask about (an import's transaction_id,
-            // or the newest one learned), the history revision reached per customer, and the
-            // app's account token per subscription (`report subscriptions`' last column).
+            // The App Store Server API. `receipts` is rebuilt (SQLite cannot relax NOT NULL in
+            // place): a StoreKit 2 app may import a transaction id without receipt data, so a row
+            // needs one of the two; `history_revision` is the customer's transaction-history
+            // revision reached. Subscriptions remember their newest transaction id (whether the
+            // history must be read) and the app's account token (`report subscriptions`).
+            // Foreign keys are off during migrations (GRDB checks them at the end), so the
+            // tables referring to `receipts` keep their rows and refer to the new table.
+            let nowMs = "(CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))"
+            let columns = """
+                id, user_id, receipt_data, product_id, environment, imported_at, next_due_at, last_attempt_at,
+                last_verified_at, last_apple_status, verification_state, consecutive_failures, last_message
+                """
             try db.execute(sql: """
-                ALTER TABLE receipts ADD COLUMN transaction_id TEXT CHECK (transaction_id <> '');
-                ALTER TABLE receipts ADD COLUMN history_revision TEXT;
+                CREATE TABLE receipts_v4 (
+                    id INTEGER PRIMARY KEY,
+                    user_id TEXT NOT NULL CHECK (user_id <> ''),
+                    receipt_data TEXT CHECK (receipt_data <> ''),
+                    product_id TEXT,
+                    environment TEXT CHECK (environment IN ('Production', 'Sandbox')),
+                    imported_at INTEGER NOT NULL DEFAULT \(nowMs),
+                    next_due_at INTEGER NOT NULL DEFAULT 0,
+                    last_attempt_at INTEGER,
+                    last_verified_at INTEGER,
+                    last_apple_status INTEGER,
+                    verification_state TEXT NOT NULL DEFAULT 'pending' CHECK (verification_state IN
+                        ('pending', 'verified', 'flagged', 'invalid', 'account_gone', 'failed')),
+                    consecutive_failures INTEGER NOT NULL DEFAULT 0 CHECK (consecutive_failures >= 0),
+                    last_message TEXT,
+                    transaction_id TEXT CHECK (transaction_id <> ''),
+                    history_revision TEXT,
+                    CHECK (receipt_data IS NOT NULL OR transaction_id IS NOT NULL)
+                );
+                INSERT INTO receipts_v4 (\(columns)) SELECT \(columns) FROM receipts;
+                DROP TABLE receipts;
+                ALTER TABLE receipts_v4 RENAME TO receipts;
+                CREATE INDEX receipts_user ON receipts(user_id);
+                CREATE INDEX receipts_due ON receipts(next_due_at, id);
                 ALTER TABLE subscriptions ADD COLUMN latest_transaction_id TEXT;
                 ALTER TABLE subscriptions ADD COLUMN app_account_token TEXT;
                 """)

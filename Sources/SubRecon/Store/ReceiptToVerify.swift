@@ -4,6 +4,7 @@ import GRDB
 public struct ReceiptToVerify: Sendable, Equatable, FetchableRecord {
     public var id: Int64
     public var userID: String
+    /// Empty when only a transaction id was imported (server-api mode).
     public var receiptData: String
     /// Learned from Apple's last answer, or given at import; nil means production first.
     public var environment: ReceiptEnvironment?
@@ -55,7 +56,8 @@ public struct ReceiptToVerify: Sendable, Equatable, FetchableRecord {
     public init(row: Row) throws {
         id = row["id"]
         userID = row["user_id"]
-        receiptData = row["receipt_data"]
+        // NULL: a transaction id was imported without receipt data (server-api mode only).
+        receiptData = (row["receipt_data"] as String?) ?? ""
         environment = (row["environment"] as String?).flatMap(ReceiptEnvironment.init(rawValue:))
         nextDueAt = row.hasColumn("next_due_at") ? row["next_due_at"] : 0
         var context = ServerAPIContext()

@@ -29,7 +29,14 @@ public struct VerifyReceiptClient: ReceiptVerifier {
     /// Verifies with retries: a retryable failure is tried again after a jittered backoff, up to
     /// the policy's attempts. Cancellation (a graceful stop) ends the waiting, not the attempt.
     public func verify(_ receipt: ReceiptToVerify) async -> VerificationOutcome {
-        await retryPolicy.verify(receipt, logger: logger) { await verifyOnce(receipt) }
+        if receipt.receiptData.isEmpty {
+            return .failed(
+                VerificationFailure(
+                    environment: receipt.environment,
+                    message: "this receipt row holds only a transaction id (no receipt data): verifyReceipt cannot check it; "
+                        + "run with SUBRECON_APPLE_API=server-api"))
+        }
+        return await retryPolicy.verify(receipt, logger: logger) { await verifyOnce(receipt) }
     }
 
     /// One verification: at most two requests (one environment switch).
