@@ -132,7 +132,7 @@ import Testing
         let registry = SimulatedAccountRegistry()
         registry.register(account)
         let responder = ServerAPIResponder(
-            authority: Self.authority, registry: registry,
+            authority: LazySigningAuthority(Self.authority), registry: registry,
             bundleID: SimulatedProducts.bundleID, appAppleID: 1, historyPageSize: 20)
         let endpoint: SimulatorEndpoint = scenario.environment == .production ? .production : .sandbox
         let askedID = scenario == .noSubscriptions
