@@ -40,18 +40,17 @@ public final class AppStoreSimulator: Sendable {
     private let recorder = StatisticsRecorder()
     private let lifecycle = Mutex<Lifecycle>(.idle)
     private let accounts = SimulatedAccountRegistry()
-    /// The certificate chains the Server API signs with, made at creation (see `rootCertificatePEM`).
-    public let signingAuthority: SimulatedSigningAuthority
+    private let authority: LazySigningAuthority
 
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
-        do {
-            signingAuthority = try SimulatedSigningAuthority(nowMs: options.clock())
-        } catch {
-            // Only fixed names, fresh keys and dates near now go in: this cannot fail in practice.
-            preconditionFailure("could not make the simulator's certificate chain: \(error)")
-        }
+        authority = LazySigningAuthority(clock: options.clock)
     }
+
+    /// The certificate chains the Server API signs with: made once, at the first Server API
+    /// request or the first read of this (or `rootCertificatePEM`), with validity windows around
+    /// the clock's "now" then; the same for the simulator's whole life.
+    public var signingAuthority: SimulatedSigningAuthority { authority.value }
 
     /// PEM of the root certificate every Server API signature chains to: what the worker needs
     /// as `SUBRECON_APPLE_ROOT_CA_FILE` (`subrecon simulator --write-root-ca FILE`). Available
@@ -106,7 +105,7 @@ public final class AppStoreSimulator: Sendable {
         let router = SimulatorRequestRouter(
             responder: VerifyReceiptResponder(sharedSecret: options.sharedSecret, bundleID: options.bundleID),
             serverAPI: ServerAPIResponder(
-                authority: signingAuthority, registry: accounts, bundleID: options.bundleID,
+                authority: authority, registry: accounts, bundleID: options.bundleID,
                 appAppleID: options.appAppleID, historyPageSize: max(1, options.historyPageSize)),
             bearer: options.apiPublicKeyX963.map { ServerAPIBearerVerifier(publicKeyX963: $0, bundleID: options.bundleID) },
             rateLimiter: options.apiRateLimit.map { ServerAPIRateLimiter(ratePerSecond: $0) },

@@ -64,6 +64,9 @@ public enum FaultStep: Sendable, Hashable {
 }
 
 extension FaultStep {
+    /// The `bundleId` that `otherBundleID` puts into signed transactions.
+    public static let otherAppBundleID = "com.example.someotherapp"
+
     /// Whether the step only changes signed data (a no-op for verifyReceipt).
     var isTrustFailure: Bool {
         signedDataVariant(at: .production) != nil

@@ -50,10 +50,6 @@ struct SimulatorRequestRouter: Sendable {
         return verifyReceiptReply(method: request.method, path: request.path, body: request.body)
     }
 
-    func reply(method: HTTPMethod, path: Substring, body: [UInt8]) -> SimulatorReply {
-        reply(to: SimulatorRequest(method: method, uri: String(path), body: body))
-    }
-
     private static let notFound = SimulatedHTTPResponse(
         httpStatus: 404, headers: ["Content-Type": "text/plain"], body: Array("Not Found".utf8), appleStatus: nil)
 

@@ -6,6 +6,8 @@ import Testing
 
 @Suite struct ServerAPIStatusTests {
     let now: Int64 = 1_716_192_930_417
+    /// One chain for the pure-core tests (making one costs a few P-384 operations).
+    static let authority = try! SimulatedSigningAuthority(nowMs: 1_716_192_930_417)
 
     func options(_ clock: SimulatedClock? = nil) -> SimulatorOptions {
         SimulatorOptions(sharedSecret: "secret", clock: (clock ?? SimulatedClock(nowMs: now)).millisecondsClock)
@@ -130,7 +132,7 @@ import Testing
         let registry = SimulatedAccountRegistry()
         registry.register(account)
         let responder = ServerAPIResponder(
-            authority: try SimulatedSigningAuthority(nowMs: now), registry: registry,
+            authority: LazySigningAuthority(Self.authority), registry: registry,
             bundleID: SimulatedProducts.bundleID, appAppleID: 1, historyPageSize: 20)
         let endpoint: SimulatorEndpoint = scenario.environment == .production ? .production : .sandbox
         let askedID = scenario == .noSubscriptions

@@ -10,7 +10,7 @@ struct SignedDataVariant: Sendable, Hashable {
 
     static let valid = SignedDataVariant()
     /// The bundle id `FaultStep.otherBundleID` writes.
-    static let otherAppBundleID = "com.example.someotherapp"
+    static let otherAppBundleID = FaultStep.otherAppBundleID
 }
 
 /// Renders the Server API answers for one account at one "now" from the same

@@ -15,7 +15,7 @@ import Foundation
 ///    21100–21199 (Apple's internal, retryable) → 500 `5000001`; any other → 404 `4040010`;
 /// 4. otherwise 200 with the account's state at "now".
 struct ServerAPIResponder: Sendable {
-    let authority: SimulatedSigningAuthority
+    let authority: LazySigningAuthority
     let registry: SimulatedAccountRegistry
     let bundleID: String
     let appAppleID: Int64
@@ -51,7 +51,7 @@ struct ServerAPIResponder: Sendable {
         }
         let renderer = ServerAPIBodyRenderer(
             subscriber: subscriber, environment: route.environment, nowMs: nowMs, bundleID: bundleID,
-            appAppleID: appAppleID, authority: authority, variant: variant)
+            appAppleID: appAppleID, authority: authority.value, variant: variant)
         switch route.endpoint {
         case .subscriptionStatuses:
             return SimulatedHTTPResponse(

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
+import Synchronization
 import SwiftASN1
 import X509
 
 /// The simulator's stand-in for Apple's PKI: a root CA, an intermediate carrying Apple's WWDR
 /// marker extension (OID 1.2.840.113635.100.6.2.1) and a P-256 leaf carrying the App Store
-/// receipt-signing marker (OID 1.2.840.113635.100.6.11.1), all made at start, so signed data
+/// receipt-signing marker (OID 1.2.840.113635.100.6.11.1), all made once per simulator, so signed data
 /// verifies against `rootCertificatePEM` exactly as Apple's does against Apple Root CA - G3.
 ///
 /// It also holds the broken chains the trust-failure faults sign with (see `SigningChain.Kind`):
@@ -197,5 +198,38 @@ public final class SimulatedSigningAuthority: Sendable {
             notValidBefore: from, notValidAfter: to, issuer: issuer, subject: subject,
             signatureAlgorithm: .ecdsaWithSHA384, extensions: extensions,
             issuerPrivateKey: Certificate.PrivateKey(issuerKey))
+    }
+}
+
+/// A `SimulatedSigningAuthority` made on first use, so a simulator that only serves verifyReceipt
+/// never pays for its keys and certificates (tens of milliseconds in a debug build).
+final class LazySigningAuthority: Sendable {
+    private let clock: MillisecondsClock
+    private let cell: Mutex<SimulatedSigningAuthority?>
+
+    /// Made at the first `value`, with validity windows around `clock()` then.
+    init(clock: @escaping MillisecondsClock) {
+        self.clock = clock
+        cell = Mutex(nil)
+    }
+
+    /// Wraps one already made.
+    init(_ authority: SimulatedSigningAuthority) {
+        clock = { 0 }
+        cell = Mutex(authority)
+    }
+
+    var value: SimulatedSigningAuthority {
+        cell.withLock { cell in
+            if let authority = cell { return authority }
+            do {
+                let authority = try SimulatedSigningAuthority(nowMs: clock())
+                cell = authority
+                return authority
+            } catch {
+                // Only fixed names, fresh keys and dates near now go in: this cannot fail in practice.
+                preconditionFailure("could not make the simulator's certificate chain: \(error)")
+            }
+        }
     }
 }
