@@ -1,11 +1,13 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
+import SwiftASN1
 import Testing
 
 /// The receipt's hand-written account codec: every field round-trips, the output is stable, and
 /// anything that is not exactly an encoded account decodes to nil (Apple status 21002).
 @Suite struct SimulatedReceiptCodecTests {
-    static let marker = "SUBRECON-SIMULATED-RECEIPT/2\n"
+    static let marker = "SUBRECON-SIMULATED-RECEIPT/3\n"
 
     /// A subscription with every optional set, to distinct values.
     static let everything = SimulatedSubscription(
@@ -59,10 +61,10 @@ import Testing
     @Test(arguments: [0, 1, 2, 3, 4, 5, 3_000, 3_001, 3_002])
     func fillerHasTheRequestedSize(paddingBytes: Int) throws {
         let subscriber = SimulatedSubscriber(id: 9, subscriptions: [Self.everything], paddingBytes: paddingBytes)
-        let raw = try #require(Data(base64Encoded: SimulatedReceipt.encode(subscriber)))
-        let textEnd = try #require(raw.firstIndex(of: UInt8(ascii: "\n"), after: Self.marker.utf8.count))
-        #expect(raw.count - (textEnd + 1) == paddingBytes)
-        #expect(raw.starts(with: Data(Self.marker.utf8)))
+        let attributes = try Self.attributes(of: SimulatedReceipt.encode(subscriber))
+        #expect(attributes.map(\.type) == [2, 4, 17, 17, 10_000])
+        #expect(attributes.last?.value.count == paddingBytes)
+        #expect(attributes[1].value.starts(with: Self.marker.utf8))
     }
 
     @Test func equalSubscribersGiveEqualStrings() {
@@ -84,8 +86,12 @@ import Testing
         let text = try #require(Self.text(of: SimulatedReceipt.encode(subscriber)))
         #expect(text == "5,Production,PURCHASED,1000,~,4,0;p.m,60000,1000,~,~,~,3,~,~,~,~,~,~,~,~#"
             + Self.checksum("5,Production,PURCHASED,1000,~,4,0;p.m,60000,1000,~,~,~,3,~,~,~,~,~,~,~,~"))
-        #expect(SimulatedReceipt.encode(subscriber) == "U1VCUkVDT04tU0lNVUxBVEVELVJFQ0VJUFQvMgo1LFByb2R1Y3Rpb24sUFVSQ0hBU0VELDEwMDAsfiw0LDA7cC5tLDYwMDAwLDEwMDAsfix+LH4sMyx+LH4sfix+LH4sfix+LH4jNjcwODk2MWU5MDIyYmM4NQpaw4mj")
+        #expect(SimulatedReceipt.encode(subscriber) == Self.stableReceipt)
     }
+
+    /// `formatIsStable`'s receipt (format 3), checked with `openssl asn1parse`.
+    static let stableReceipt =
+        "MIIB4wYJKoZIhvcNAQcCoIIB1DCCAdACAQExADCCAcUGCSqGSIb3DQEHAaCCAbYEggGyMYIBrjAeAgECAgEBBBYMFGNvbS5leGFtcGxlLnN1YnJlY29uMH4CAQQCAQEEdlNVQlJFQ09OLVNJTVVMQVRFRC1SRUNFSVBULzMKNSxQcm9kdWN0aW9uLFBVUkNIQVNFRCwxMDAwLH4sNCwwO3AubSw2MDAwMCwxMDAwLH4sfix+LDMsfix+LH4sfix+LH4sfix+IzY3MDg5NjFlOTAyMmJjODUwgZACARECAQEEgYcxgYQwDgICBqYCAQEEBQwDcC5tMB0CAganAgEBBBQMEjEwMDAwMDAwMDA1MDAwMDAwMDAdAgIGqQIBAQQUDBIxMDAwMDAwMDAwNTAwMDAwMDAwHwICBqwCAQEEFhYUMTk3MC0wMS0wMVQwMDowMTowMVowEwICBq8CAQEECgIIAsaK8L4O8IAwagIBEQIBAQRiMWAwIAICBqYCAQEEFwwVY29tLmV4YW1wbGUuY29pbnMuMTAwMB0CAganAgEBBBQMEjEwMDAwMDAwMDA1OTAwMDAwMDAdAgIGqQIBAQQUDBIxMDAwMDAwMDAwNTkwMDAwMDAwDQICJxACAQEEBFrDiaMxAA=="
 
     @Test func rejectsBrokenBase64() {
         let encoded = SimulatedReceipt.encode(SimulatedScenario.active.subscriber(id: 1, nowMs: 1_716_192_930_417))
@@ -121,31 +127,38 @@ import Testing
         #expect(SimulatedReceipt.decode(String(decoding: altered, as: UTF8.self)) == nil)
     }
 
-    @Test func rejectsWrongMarkerAndTruncation() throws {
+    @Test func rejectsOtherFormatsAndTruncation() throws {
         let subscriber = SimulatedSubscriber(id: 8, subscriptions: [Self.everything], paddingBytes: 40)
-        let raw = try #require(Data(base64Encoded: SimulatedReceipt.encode(subscriber)))
-        var oldMarker = raw
-        oldMarker.replaceSubrange(0..<Self.marker.utf8.count, with: Data("SUBRECON-SIMULATED-RECEIPT/1\n".utf8))
-        let textEnd = try #require(raw.firstIndex(of: UInt8(ascii: "\n"), after: Self.marker.utf8.count))
-        let cases: [Data] = [
-            oldMarker,
-            Data("SUBRECON-SIMULATED-RECEIPT/1\n{broken\n".utf8),
-            Data("MIIUUQYJKoZIhvcNAQcCoIIUQjCC".utf8),
-            raw.prefix(Self.marker.utf8.count),
-            raw.prefix(textEnd),  // no newline after the text
-            raw.prefix(textEnd + 1 + 39),  // one filler byte short
-            raw + Data([0]),  // one filler byte too many
+        let encoded = SimulatedReceipt.encode(subscriber)
+        let raw = try #require(Data(base64Encoded: encoded))
+        let text = try #require(Self.text(of: encoded))
+        // Format 2 (base64 of marker + account text + newline + filler), still checksummed right.
+        let formatTwo = Data(("SUBRECON-SIMULATED-RECEIPT/2\n" + text + "\n").utf8) + Data(repeating: 0xA5, count: 40)
+        var cases: [Data] = [
+            formatTwo,
+            Data(Self.receipt(text: text, paddingBytes: 40, marker: "SUBRECON-SIMULATED-RECEIPT/2\n").utf8),
+            Data(Self.receipt(text: text, paddingBytes: 40, marker: "").utf8),
+            Data("SUBRECON-SIMULATED-RECEIPT/3\n{broken\n".utf8),
+            Data(AppReceiptWriter.receipt(bundleID: "b", purchases: [], extraAttributes: [])),
+            Data(AppReceiptWriter.receipt(bundleID: "b", purchases: [], extraAttributes: [(type: 5, value: Array((Self.marker + text).utf8))])),
+            raw + Data([0]),  // one byte more than the container says
         ]
-        for (index, data) in cases.enumerated() {
-            #expect(SimulatedReceipt.decode(data.base64EncodedString()) == nil, "case \(index)")
+        // Every truncation (the container's length no longer matches).
+        for length in stride(from: 0, to: raw.count, by: 7) {
+            cases.append(raw.prefix(length))
         }
+        for (index, data) in cases.enumerated() {
+            let receipt = index == 1 || index == 2 ? String(decoding: data, as: UTF8.self) : data.base64EncodedString()
+            #expect(SimulatedReceipt.decode(receipt) == nil, "case \(index)")
+        }
+        #expect(SimulatedReceipt.decode(Self.receipt(text: text, paddingBytes: 40)) == subscriber)
     }
 
     @Test func rejectsTamperedText() throws {
         let subscriber = SimulatedSubscriber(id: 123, subscriptions: [Self.everything], paddingBytes: 10)
         let text = try #require(Self.text(of: SimulatedReceipt.encode(subscriber)))
         let body = String(text.prefix(while: { $0 != "#" }))
-        // The helpers rebuild exactly what the encoder writes.
+        // The helpers rebuild the account attribute as the encoder writes it.
         #expect(SimulatedReceipt.decode(Self.receipt(body: body, paddingBytes: 10)) == subscriber)
         // Any edit without the matching checksum.
         let unsigned = body.replacingOccurrences(of: "123,", with: "124,")
@@ -173,12 +186,12 @@ import Testing
 
     // MARK: - Helpers
 
-    /// The account text inside a receipt.
+    /// The account text inside a receipt (attribute 4, after the marker).
     static func text(of receipt: String) -> String? {
-        guard let raw = Data(base64Encoded: receipt), raw.starts(with: Data(marker.utf8)),
-              let end = raw.firstIndex(of: UInt8(ascii: "\n"), after: marker.utf8.count)
+        guard let account = try? attributes(of: receipt).first(where: { $0.type == 4 })?.value,
+              account.starts(with: marker.utf8)
         else { return nil }
-        return String(decoding: raw[marker.utf8.count..<end], as: UTF8.self)
+        return String(decoding: account.dropFirst(marker.utf8.count), as: UTF8.self)
     }
 
     /// A receipt for account text `body`, signed like the encoder signs it.
@@ -186,10 +199,30 @@ import Testing
         receipt(text: body + "#" + checksum(body), paddingBytes: paddingBytes)
     }
 
-    static func receipt(text: String, paddingBytes: Int) -> String {
-        var raw = Data((marker + text + "\n").utf8)
-        raw.append(Data(repeating: 0xA5, count: paddingBytes))
-        return raw.base64EncodedString()
+    /// A receipt like the encoder's, without in-app records, holding `marker + text` and a filler.
+    static func receipt(text: String, paddingBytes: Int, marker: String = marker) -> String {
+        let bytes = AppReceiptWriter.receipt(
+            bundleID: SimulatedProducts.bundleID, purchases: [],
+            extraAttributes: [(type: 4, value: Array((marker + text).utf8)),
+                              (type: 10_000, value: [UInt8](repeating: 0xA5, count: paddingBytes))])
+        return Data(bytes).base64EncodedString()
+    }
+
+    /// The payload attributes of a simulated receipt, read as strict DER.
+    static func attributes(of receipt: String) throws -> [(type: Int, value: [UInt8])] {
+        func children(_ node: ASN1Node) throws -> [ASN1Node] {
+            guard case .constructed(let nodes) = node.content else { throw ASN1Error.invalidASN1Object(reason: "primitive") }
+            return Array(nodes)
+        }
+        guard let raw = Data(base64Encoded: receipt) else { throw ASN1Error.invalidASN1Object(reason: "base64") }
+        let contentInfo = try children(try DER.parse([UInt8](raw)))
+        let signedData = try children(try children(contentInfo[1])[0])
+        let encapsulated = try children(signedData[2])
+        let octets = try ASN1OctetString(derEncoded: try children(encapsulated[1])[0])
+        return try children(try DER.parse(octets.bytes)).map { attribute in
+            let fields = try children(attribute)
+            return (try Int(derEncoded: fields[0]), Array(try ASN1OctetString(derEncoded: fields[2]).bytes))
+        }
     }
 
     /// FNV-1a 64 as 16 lowercase hex digits.
@@ -200,11 +233,5 @@ import Testing
         }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
-    }
-}
-
-private extension Data {
-    func firstIndex(of byte: UInt8, after offset: Int) -> Int? {
-        self[(startIndex + offset)...].firstIndex(of: byte).map { $0 - startIndex }
     }
 }

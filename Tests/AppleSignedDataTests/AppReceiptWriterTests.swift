@@ -36,21 +36,29 @@ import Testing
 
     @Test(arguments: [Int64.min, -129, -128, -1, 0, 1, 127, 128, 255, 256, 65_535, 1 << 40, Int64.max])
     func integersAreMinimalTwosComplement(value: Int64) throws {
-        var encoder = DEREncoder()
-        encoder.integer(value)
-        #expect(try Int64(derEncoded: encoder.bytes) == value)
+        let bytes = DEREncoder.encode { $0.integer(value) }
+        #expect(try Int64(derEncoded: bytes) == value)
         var serializer = DER.Serializer()
         try serializer.serialize(value)
-        #expect(encoder.bytes == serializer.serializedBytes)
+        #expect(bytes == serializer.serializedBytes)
     }
 
     @Test(arguments: [0, 1, 127, 128, 255, 256, 65_535, 65_536, 1_000_000])
     func lengthsAreMinimal(count: Int) throws {
-        var encoder = DEREncoder()
-        encoder.primitive(DEREncoder.octetString, [UInt8](repeating: 0xAB, count: count))
+        let bytes = DEREncoder.encode { $0.primitive(DEREncoder.octetString, [UInt8](repeating: 0xAB, count: count)) }
         var serializer = DER.Serializer()
         try serializer.serialize(ASN1OctetString(contentBytes: [UInt8](repeating: 0xAB, count: count)[...]))
-        #expect(encoder.bytes == serializer.serializedBytes)
+        #expect(bytes == serializer.serializedBytes)
+    }
+
+    /// Nested elements whose lengths cross the short/long boundary at several levels.
+    @Test(arguments: [0, 120, 125, 126, 127, 128, 250, 251, 252, 253, 254, 255, 256, 65_530, 65_536])
+    func nestedLengths(count: Int) throws {
+        let filler = [UInt8](repeating: 1, count: count)
+        let bytes = AppReceiptWriter.receipt(bundleID: "b", purchases: [], extraAttributes: [(type: 10_000, value: filler)])
+        #expect(throws: Never.self) { try DER.parse(bytes) }
+        let attributes = try payloadAttributes(bytes)
+        #expect(attributes.last?.value == filler)
     }
 
     @Test func emptyReceipt() throws {

@@ -21,17 +21,6 @@ public enum AppReceiptReader {
     static let signedDataOID: ASN1ObjectIdentifier = [1, 2, 840, 113_549, 1, 7, 2]
     static let dataOID: ASN1ObjectIdentifier = [1, 2, 840, 113_549, 1, 7, 1]
 
-    /// Receipt attribute types (reference §10.2) the reader uses.
-    enum AttributeType {
-        static let bundleID: Int64 = 2
-        static let inAppPurchase: Int64 = 17
-        static let productID: Int64 = 1702
-        static let transactionID: Int64 = 1703
-        static let originalTransactionID: Int64 = 1705
-        static let expiresDate: Int64 = 1708
-        static let webOrderLineItemID: Int64 = 1711
-    }
-
     /// The bundle id and in-app records of the base64 app receipt `receiptData`. ASCII whitespace
     /// (line breaks some clients insert) is ignored; the URL-safe alphabet and missing padding are
     /// accepted.
@@ -118,9 +107,9 @@ public enum AppReceiptReader {
         var purchases: [AppReceiptPurchase] = []
         for (type, value) in attributes {
             switch type {
-            case AttributeType.bundleID:
+            case AppReceiptAttributeType.bundleID:
                 bundleID = text(value)
-            case AttributeType.inAppPurchase:
+            case AppReceiptAttributeType.inAppPurchase:
                 guard let fields = attributeSet(value, unwrapping: 0) else {
                     throw .payloadUnreadable(reason: "in-app purchase record \(purchases.count + 1) is not a SET")
                 }
@@ -136,11 +125,11 @@ public enum AppReceiptReader {
         var purchase = AppReceiptPurchase()
         for (type, value) in fields {
             switch type {
-            case AttributeType.productID: purchase.productID = text(value)
-            case AttributeType.transactionID: purchase.transactionID = text(value)
-            case AttributeType.originalTransactionID: purchase.originalTransactionID = text(value)
-            case AttributeType.expiresDate: purchase.expiresDate = text(value)
-            case AttributeType.webOrderLineItemID: purchase.webOrderLineItemID = integer(value)
+            case AppReceiptAttributeType.productID: purchase.productID = text(value)
+            case AppReceiptAttributeType.transactionID: purchase.transactionID = text(value)
+            case AppReceiptAttributeType.originalTransactionID: purchase.originalTransactionID = text(value)
+            case AppReceiptAttributeType.expiresDate: purchase.expiresDate = text(value)
+            case AppReceiptAttributeType.webOrderLineItemID: purchase.webOrderLineItemID = integer(value)
             default: continue
             }
         }

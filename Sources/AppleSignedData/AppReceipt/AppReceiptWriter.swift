@@ -17,27 +17,29 @@ public enum AppReceiptWriter {
         purchases: [AppReceiptPurchase],
         extraAttributes: [(type: Int, value: [UInt8])]
     ) -> [UInt8] {
-        var encoder = DEREncoder()
-        encoder.constructed(DEREncoder.sequence) { contentInfo in
-            contentInfo.primitive(DEREncoder.objectIdentifier, signedDataOID)
-            contentInfo.constructed(DEREncoder.contextZero) { explicit in
-                explicit.constructed(DEREncoder.sequence) { signedData in
-                    signedData.integer(1)
-                    signedData.constructed(DEREncoder.set) { _ in }  // digestAlgorithms
-                    signedData.constructed(DEREncoder.sequence) { encapsulated in
-                        encapsulated.primitive(DEREncoder.objectIdentifier, dataOID)
-                        encapsulated.constructed(DEREncoder.contextZero) { explicit in
-                            explicit.wrapped(DEREncoder.octetString) { payload in
-                                writePayload(
-                                    bundleID: bundleID, purchases: purchases, extras: extraAttributes, to: &payload)
+        let ordered = orderedParts(purchases: purchases.count, extras: extraAttributes)
+        return DEREncoder.encode { encoder in
+            encoder.constructed(DEREncoder.sequence) { contentInfo in
+                contentInfo.primitive(DEREncoder.objectIdentifier, signedDataOID)
+                contentInfo.constructed(DEREncoder.contextZero) { explicit in
+                    explicit.constructed(DEREncoder.sequence) { signedData in
+                        signedData.integer(1)
+                        signedData.constructed(DEREncoder.set) { _ in }  // digestAlgorithms
+                        signedData.constructed(DEREncoder.sequence) { encapsulated in
+                            encapsulated.primitive(DEREncoder.objectIdentifier, dataOID)
+                            encapsulated.constructed(DEREncoder.contextZero) { explicit in
+                                explicit.wrapped(DEREncoder.octetString) { payload in
+                                    writePayload(
+                                        ordered, bundleID: bundleID, purchases: purchases, extras: extraAttributes,
+                                        to: &payload)
+                                }
                             }
                         }
+                        signedData.constructed(DEREncoder.set) { _ in }  // signerInfos
                     }
-                    signedData.constructed(DEREncoder.set) { _ in }  // signerInfos
                 }
             }
         }
-        return encoder.bytes
     }
 
     /// 1.2.840.113549.1.7.2 and 1.2.840.113549.1.7.1, content octets.
@@ -50,22 +52,29 @@ public enum AppReceiptWriter {
         case extra(Int)
     }
 
-    private static func writePayload(
-        bundleID: String, purchases: [AppReceiptPurchase], extras: [(type: Int, value: [UInt8])],
-        to payload: inout DEREncoder
-    ) {
-        // (type, part) in ascending type, stable.
-        var parts: [(type: Int, part: Part)] = [(Int(AppReceiptReader.AttributeType.bundleID), .bundleID)]
-        parts.reserveCapacity(1 + purchases.count + extras.count)
-        for index in purchases.indices {
-            parts.append((Int(AppReceiptReader.AttributeType.inAppPurchase), .purchase(index)))
+    /// The payload's attributes in ascending type, stable.
+    private static func orderedParts(purchases: Int, extras: [(type: Int, value: [UInt8])]) -> [(type: Int, part: Part)] {
+        var parts: [(type: Int, part: Part)] = [(Int(AppReceiptAttributeType.bundleID), .bundleID)]
+        parts.reserveCapacity(1 + purchases + extras.count)
+        for index in 0..<purchases {
+            parts.append((Int(AppReceiptAttributeType.inAppPurchase), .purchase(index)))
         }
         for (index, extra) in extras.enumerated() {
             parts.append((extra.type, .extra(index)))
         }
-        let ordered = parts.enumerated().sorted { ($0.element.type, $0.offset) < ($1.element.type, $1.offset) }
+        let isSorted = zip(parts, parts.dropFirst()).allSatisfy { $0.type <= $1.type }
+        guard !isSorted else { return parts }
+        return parts.enumerated()
+            .sorted { ($0.element.type, $0.offset) < ($1.element.type, $1.offset) }
+            .map(\.element)
+    }
+
+    private static func writePayload(
+        _ ordered: [(type: Int, part: Part)], bundleID: String, purchases: [AppReceiptPurchase],
+        extras: [(type: Int, value: [UInt8])], to payload: inout DEREncoder
+    ) {
         payload.constructed(DEREncoder.set) { set in
-            for (_, entry) in ordered {
+            for entry in ordered {
                 switch entry.part {
                 case .bundleID:
                     set.attribute(type: entry.type) { $0.string(DEREncoder.utf8String, bundleID) }
@@ -81,7 +90,7 @@ public enum AppReceiptWriter {
     }
 
     private static func writeFields(of purchase: AppReceiptPurchase, to set: inout DEREncoder) {
-        typealias T = AppReceiptReader.AttributeType
+        typealias T = AppReceiptAttributeType
         if let productID = purchase.productID {
             set.attribute(type: Int(T.productID)) { $0.string(DEREncoder.utf8String, productID) }
         }
@@ -100,8 +109,9 @@ public enum AppReceiptWriter {
     }
 }
 
-/// A minimal DER writer into one growing buffer: a constructed element's length is written once
-/// its contents are, shifting them when the length needs more than one byte.
+/// A minimal DER writer. `encode` runs the writing code twice: a first pass only measures the
+/// contents of every element (in the order they open), so the second writes each length before
+/// its contents, straight into a buffer of the exact final size: no shifting, one allocation.
 struct DEREncoder {
     static let integerTag: UInt8 = 0x02
     static let octetString: UInt8 = 0x04
@@ -112,7 +122,28 @@ struct DEREncoder {
     static let set: UInt8 = 0x31
     static let contextZero: UInt8 = 0xA0
 
-    var bytes: [UInt8] = []
+    private let measuring: Bool
+    /// Bytes so far (in both passes).
+    private var count = 0
+    /// Contents length of each element, in the order the elements open.
+    private var lengths: [Int] = []
+    private var nextLength = 0
+    private(set) var bytes: [UInt8] = []
+
+    private init(measuring: Bool) {
+        self.measuring = measuring
+    }
+
+    /// The DER that `body` writes. `body` must write the same thing each time it is called.
+    static func encode(_ body: (inout DEREncoder) -> Void) -> [UInt8] {
+        var measure = DEREncoder(measuring: true)
+        body(&measure)
+        var write = DEREncoder(measuring: false)
+        write.lengths = measure.lengths
+        write.bytes.reserveCapacity(measure.count)
+        body(&write)
+        return write.bytes
+    }
 
     /// An element whose contents `body` writes (`tag` already carries the constructed bit).
     mutating func constructed(_ tag: UInt8, _ body: (inout DEREncoder) -> Void) {
@@ -121,23 +152,22 @@ struct DEREncoder {
 
     /// Any element whose contents `body` writes, e.g. an OCTET STRING holding DER.
     mutating func wrapped(_ tag: UInt8, _ body: (inout DEREncoder) -> Void) {
-        bytes.append(tag)
-        let lengthAt = bytes.count
-        bytes.append(0)
-        body(&self)
-        let length = bytes.count - lengthAt - 1
-        if length < 0x80 {
-            bytes[lengthAt] = UInt8(length)
-            return
+        if measuring {
+            let index = lengths.count
+            lengths.append(0)
+            let start = count
+            body(&self)
+            let length = count - start
+            lengths[index] = length
+            count += 1 + Self.lengthOfLength(length)
+        } else {
+            let length = lengths[nextLength]
+            nextLength += 1
+            bytes.append(tag)
+            count += 1
+            appendLength(length)
+            body(&self)
         }
-        var lengthBytes: [UInt8] = []
-        var rest = length
-        while rest > 0 {
-            lengthBytes.insert(UInt8(truncatingIfNeeded: rest), at: 0)
-            rest >>= 8
-        }
-        bytes[lengthAt] = 0x80 | UInt8(lengthBytes.count)
-        bytes.insert(contentsOf: lengthBytes, at: lengthAt + 1)
     }
 
     mutating func primitive(_ tag: UInt8, _ contents: [UInt8]) {
@@ -145,27 +175,42 @@ struct DEREncoder {
     }
 
     mutating func string(_ tag: UInt8, _ text: String) {
-        wrapped(tag) { $0.bytes.append(contentsOf: text.utf8) }
+        wrapped(tag) { encoder in
+            if encoder.measuring {
+                encoder.count += text.utf8.count
+            } else {
+                encoder.bytes.append(contentsOf: text.utf8)
+                encoder.count += text.utf8.count
+            }
+        }
     }
 
     mutating func append(_ contents: [UInt8]) {
-        bytes.append(contentsOf: contents)
+        if !measuring { bytes.append(contentsOf: contents) }
+        count += contents.count
     }
 
     /// A two's-complement INTEGER in the fewest bytes.
     mutating func integer(_ value: Int64) {
-        var count = 8
-        while count > 1 {
-            let top = UInt8(truncatingIfNeeded: value >> ((count - 1) * 8))
-            let next = UInt8(truncatingIfNeeded: value >> ((count - 2) * 8))
+        var length = 8
+        while length > 1 {
+            let top = UInt8(truncatingIfNeeded: value >> ((length - 1) * 8))
+            let next = UInt8(truncatingIfNeeded: value >> ((length - 2) * 8))
             // The top byte is redundant when it only repeats the next byte's sign bit.
             guard (top == 0 && next & 0x80 == 0) || (top == 0xFF && next & 0x80 != 0) else { break }
-            count -= 1
+            length -= 1
         }
+        count += 2 + length
+        guard !measuring else { return }
         bytes.append(Self.integerTag)
-        bytes.append(UInt8(count))
-        for index in stride(from: count - 1, through: 0, by: -1) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> (index * 8)))
+        bytes.append(UInt8(length))
+        appendLowBytes(UInt64(bitPattern: value), count: length)
+    }
+
+    /// Appends the low `count` bytes of `value`, most significant first, in one go.
+    private mutating func appendLowBytes(_ value: UInt64, count: Int) {
+        withUnsafeBytes(of: value.bigEndian) { word in
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: word[(8 - count)...]))
         }
     }
 
@@ -176,5 +221,22 @@ struct DEREncoder {
             sequence.integer(1)
             sequence.wrapped(Self.octetString, body)
         }
+    }
+
+    /// Bytes of a definite length's encoding (1 below 128, else 1 + the length's own bytes).
+    private static func lengthOfLength(_ length: Int) -> Int {
+        guard length >= 0x80 else { return 1 }
+        return 1 + (Int.bitWidth - length.leadingZeroBitCount + 7) / 8
+    }
+
+    private mutating func appendLength(_ length: Int) {
+        count += Self.lengthOfLength(length)
+        guard length >= 0x80 else {
+            bytes.append(UInt8(length))
+            return
+        }
+        let byteCount = (Int.bitWidth - length.leadingZeroBitCount + 7) / 8
+        bytes.append(0x80 | UInt8(byteCount))
+        appendLowBytes(UInt64(length), count: byteCount)
     }
 }
