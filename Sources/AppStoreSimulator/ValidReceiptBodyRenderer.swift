@@ -20,8 +20,10 @@ struct ValidReceiptBodyRenderer {
         if !timelines.isEmpty {
             json.key("latest_receipt_info")
             json.beginArray()
+            // The same token the Server API reports, so both APIs describe the same purchase.
+            let token = ServerAPIIdentifiers.appAccountToken(subscriberID: subscriber.id)
             for (timeline, transaction) in latestReceiptInfo(timelines) {
-                writeTransaction(transaction, slot: timeline.slot, inLatestReceiptInfo: true, to: &json)
+                writeTransaction(transaction, slot: timeline.slot, inLatestReceiptInfo: true, appAccountToken: token, to: &json)
             }
             json.endArray()
             var latest = subscriber
@@ -98,7 +100,8 @@ struct ValidReceiptBodyRenderer {
     }
 
     private func writeTransaction(
-        _ transaction: SimulatedTransaction, slot: Int, inLatestReceiptInfo: Bool, to json: inout JSONByteWriter
+        _ transaction: SimulatedTransaction, slot: Int, inLatestReceiptInfo: Bool, appAccountToken: String? = nil,
+        to json: inout JSONByteWriter
     ) {
         let originalID = SimulatedIdentifiers.transactionID(subscriberID: subscriber.id, slot: slot, index: 0)
         let originalPurchaseMs = subscriber.subscriptions[slot].firstPurchaseMs
@@ -128,6 +131,7 @@ struct ValidReceiptBodyRenderer {
         if inLatestReceiptInfo {
             json.field("subscription_group_identifier", SimulatedProducts.subscriptionGroup(of: transaction.productID))
         }
+        if let appAccountToken { json.field("app_account_token", appAccountToken) }
         json.endObject()
     }
 
