@@ -72,13 +72,14 @@ public struct ReconciliationJob: Sendable {
             guard let serverAPI = settings.serverAPI else {
                 throw .configuration("the App Store Server API is not configured (SUBRECON_API_KEY_FILE, ...)")
             }
-            let clock = clock
             return ServerAPIClient(
                 transport: transport, endpoints: serverAPI.endpoints,
-                tokens: BearerTokenProvider(key: serverAPI.key, clock: clock),
+                // The JWT lives in Apple's real time, whatever clock the run's states use.
+                tokens: BearerTokenProvider(key: serverAPI.key, clock: { ReconciliationJob.wallClockMs() }),
                 verifier: serverAPI.verifier, bundleID: serverAPI.bundleID, appAppleID: serverAPI.appAppleID,
                 products: settings.products, limiter: limiter,
-                requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy, clockMs: clock, logger: logger)
+                requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy,
+                clockMs: { ReconciliationJob.wallClockMs() }, logger: logger)
         }
     }
 

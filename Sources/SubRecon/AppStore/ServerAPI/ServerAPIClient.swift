@@ -23,6 +23,7 @@ public struct ServerAPIClient: ReceiptVerifier {
     let limiter: APIRateLimiter
     let requestTimeout: Duration
     let retryPolicy: RetryPolicy
+    /// Wall-clock milliseconds: Apple's `Retry-After` is a real time, whatever clock the run uses.
     let clockMs: @Sendable () -> Int64
     let logger: Logger
 
@@ -77,7 +78,7 @@ public struct ServerAPIClient: ReceiptVerifier {
             case .notFound:
                 if switched {
                     return .invalid(
-                        appleStatus: 4_040_010, environment: nil,
+                        appleStatus: 4_040_010, environment: receipt.environment ?? .production,
                         message: "the App Store Server API knows transaction \(transactionID) in neither production nor "
                             + "sandbox (4040010); its subscriptions were left as they were")
                 }
@@ -327,7 +328,9 @@ public struct ServerAPIClient: ReceiptVerifier {
                          message: "the App Store Server API calls the transaction id malformed (4000006)"))
         case (429, _):
             let wait = Self.retryAfter(response.headers["retry-after"], nowMs: clockMs())
-            limiter.rateLimited(retryAfterNs: Int64(wait.components.seconds) * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000)
+            // The whole run slows down, but never for longer than a retry would wait.
+            let pause = min(wait, retryPolicy.maxRetryAfter).components
+            limiter.rateLimited(retryAfterNs: pause.seconds * 1_000_000_000 + pause.attoseconds / 1_000_000_000)
             return .outcome(.failed(VerificationFailure(
                 appleStatus: code ?? 429, environment: environment,
                 message: "the App Store Server API answered 429 (rate limit); the run slowed down", isRetryable: true,
