@@ -72,7 +72,8 @@ let package = Package(
         .executableTarget(
             name: "subrecon",
             dependencies: [
-                "SubRecon",
+                "SubRecon", "AppStoreSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,21 +1,31 @@
 import AppStoreSimulator
 import ArgumentParser
+import Crypto
 import Foundation
 import SubRecon
 
-/// `subrecon simulator`: the fake verifyReceipt on its own, for trying things by hand.
+/// `subrecon simulator`: the fake App Store (verifyReceipt and the Server API) on its own.
 struct SimulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulator",
-        abstract: "Run the built-in App Store simulator alone (verifyReceipt-compatible, loopback only).",
+        abstract: "Run the built-in App Store simulator alone (verifyReceipt and App Store Server API, loopback only).",
         discussion: """
-            Serves POST /verifyReceipt (production) and /sandbox/verifyReceipt (sandbox) on \
-            127.0.0.1. With a shared secret file, other passwords answer 21004.
+            Serves POST /verifyReceipt (production) and /sandbox/verifyReceipt (sandbox), and the \
+            App Store Server API under /inApps/... (production) and /sandbox/inApps/... (sandbox), \
+            on 127.0.0.1. With a shared secret file, other passwords answer 21004. Server API \
+            answers are signed with a certificate chain made at start (--write-root-ca writes its \
+            root for SUBRECON_APPLE_ROOT_CA_FILE); with --api-key-file only JWTs signed by that key \
+            are accepted. The Server API knows the accounts of receipts it was shown: sample \
+            receipts it wrote, receipts verified through verifyReceipt, or receipt data POSTed to \
+            /simulator/accounts (one per line).
 
             Example:
-              subrecon simulator --port 8080 --latency-ms 100 &
+              subrecon simulator --port 8080 --latency-ms 100 --write-root-ca /tmp/sim-root.pem &
               SUBRECON_PRODUCTION_URL=http://127.0.0.1:8080/verifyReceipt \\
               SUBRECON_SANDBOX_URL=http://127.0.0.1:8080/sandbox/verifyReceipt subrecon run
+              SUBRECON_APPLE_API=server-api SUBRECON_API_URL=http://127.0.0.1:8080 \\
+              SUBRECON_API_SANDBOX_URL=http://127.0.0.1:8080/sandbox \\
+              SUBRECON_APPLE_ROOT_CA_FILE=/tmp/sim-root.pem ... subrecon run
             """)
 
     @Option(help: "Port on 127.0.0.1 (0: a free one, printed on start).")
@@ -30,8 +40,25 @@ struct SimulatorCommand: AsyncParsableCommand {
     @Option(help: "Write sample receipts (CSV, one per scenario) to this file and keep serving.")
     var writeSampleReceipts: String?
 
+    @Option(help: "Write the root certificate (PEM) that Server API signatures chain to, for SUBRECON_APPLE_ROOT_CA_FILE.")
+    var writeRootCA: String?
+
+    @Option(help: "An In-App Purchase key (.p8): the Server API then accepts only JWTs signed by it (401 otherwise).")
+    var apiKeyFile: String?
+
+    @Option(help: "Server API requests per second above which the simulator answers 429 (default: no limit).")
+    var apiRateLimit: Double?
+
+    @Option(help: "Signed transactions per transaction-history page (Apple: 20).")
+    var historyPageSize: Int = 20
+
+    @Flag(inversion: .prefixedNo, help: "Let the Server API learn the account of every receipt verifyReceipt sees (off for huge verify-receipt benchmarks).")
+    var registerVerifiedReceipts = true
+
     func validate() throws {
         if latencyMs < 0 { throw ValidationError("--latency-ms must be 0 or more") }
+        if let apiRateLimit, !(apiRateLimit > 0) { throw ValidationError("--api-rate-limit must be more than 0") }
+        if historyPageSize < 1 { throw ValidationError("--history-page-size must be at least 1") }
     }
 
     func run() async throws {
@@ -45,14 +72,36 @@ struct SimulatorCommand: AsyncParsableCommand {
             }
             secret = line.trimmingCharacters(in: .whitespaces)
         }
-        let simulator = AppStoreSimulator(
-            options: SimulatorOptions(sharedSecret: secret, latency: .milliseconds(latencyMs)))
+        var options = SimulatorOptions(
+            sharedSecret: secret, latency: .milliseconds(latencyMs), historyPageSize: historyPageSize,
+            apiRateLimit: apiRateLimit, registersVerifiedReceipts: registerVerifiedReceipts)
+        if let apiKeyFile {
+            guard let pem = try? String(contentsOfFile: apiKeyFile, encoding: .utf8),
+                let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
+            else {
+                Console.error("cannot read an In-App Purchase key (PKCS#8 P-256 PEM) from \(apiKeyFile)")
+                throw ExitCode(2)
+            }
+            options.apiPublicKey = key.publicKey
+        }
+        let simulator = AppStoreSimulator(options: options)
+        if let writeRootCA {
+            do {
+                try simulator.rootCertificatePEM.write(toFile: writeRootCA, atomically: true, encoding: .utf8)
+            } catch {
+                Console.error("cannot write the root certificate to \(writeRootCA): \(error)")
+                throw ExitCode(73)
+            }
+        }
         let actual = try await simulator.start(port: port)
         if let writeSampleReceipts {
-            try DemoRun.sampleReceiptsCSV(nowMs: ReconciliationJob.wallClockMs())
-                .write(toFile: writeSampleReceipts, atomically: true, encoding: .utf8)
+            let nowMs = ReconciliationJob.wallClockMs()
+            simulator.register(DemoRun.sampleSubscribers(nowMs: nowMs).map(\.subscriber))
+            try DemoRun.sampleReceiptsCSV(nowMs: nowMs).write(toFile: writeSampleReceipts, atomically: true, encoding: .utf8)
         }
-        Console.out("App Store simulator on 127.0.0.1:\(actual)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n")
+        Console.out(
+            "App Store simulator on 127.0.0.1:\(actual)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n"
+                + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n")
         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
     }
 }

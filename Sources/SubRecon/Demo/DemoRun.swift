@@ -83,7 +83,7 @@ public struct DemoRun: Sendable {
     }
 
     /// One account per simulator scenario, in scenario order.
-    static func sampleSubscribers(nowMs: Int64) -> [(scenario: SimulatedScenario, subscriber: SimulatedSubscriber)] {
+    public static func sampleSubscribers(nowMs: Int64) -> [(scenario: SimulatedScenario, subscriber: SimulatedSubscriber)] {
         SimulatedScenario.allCases.enumerated().map { index, scenario in
             (scenario, scenario.subscriber(id: Int64(1000 + index), nowMs: nowMs))
         }

@@ -18,8 +18,14 @@ final class TestWorld: Sendable {
     let startMs: Int64
     /// The In-App Purchase key the simulator's Server API accepts (it checks every bearer JWT).
     let apiKey: AppStoreAPIKey
+    /// The same key as a `.p8` file's text, for the binary.
+    let apiKeyPEM: String
 
-    private init(folder: String, database: AppDatabase, simulator: AppStoreSimulator, clock: SimulatedClock, apiKey: AppStoreAPIKey) {
+    private init(
+        folder: String, database: AppDatabase, simulator: AppStoreSimulator, clock: SimulatedClock, apiKey: AppStoreAPIKey,
+        apiKeyPEM: String
+    ) {
+        self.apiKeyPEM = apiKeyPEM
         self.folder = folder
         self.database = database
         self.simulator = simulator
@@ -44,7 +50,9 @@ final class TestWorld: Sendable {
         let apiKey = AppStoreAPIKey(
             privateKey: privateKey, keyID: "TESTKEY001", issuerID: "57246542-96fe-1a63-e053-0824d011072a",
             bundleID: SimulatedProducts.bundleID)
-        return TestWorld(folder: folder, database: database, simulator: simulator, clock: clock, apiKey: apiKey)
+        return TestWorld(
+            folder: folder, database: database, simulator: simulator, clock: clock, apiKey: apiKey,
+            apiKeyPEM: privateKey.pemRepresentation)
     }
 
     /// Settings for server-api mode against the simulator (its root as the trusted one).
