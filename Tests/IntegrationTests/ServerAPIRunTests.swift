@@ -73,6 +73,28 @@ import Testing
         #expect(Set(renewals.map { $0["transaction_id"] ?? "" }).count == renewals.count)
     }
 
+    /// Moving an existing database over: nothing to migrate; the first server-api check reads the
+    /// whole history once (periods verifyReceipt never showed), the next ones only the statuses.
+    @Test func aDatabaseMovedOverFromVerifyReceiptGetsItsHistoryOnceAndNoMore() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        try await world.importScenarios([.active, .twoGroups])
+        _ = try await world.run()
+        let periodsFromVerifyReceipt = try await world.count("SELECT COUNT(*) FROM renewals")
+        let before = try world.report(.subscriptions)
+
+        let first = try await world.runServerAPI(.all)
+        let historyCalls = world.simulator.statistics().transactionHistoryRequests
+        let second = try await world.runServerAPI(.all)
+
+        #expect(first.count(.updated) == 2)  // new periods recorded; the subscriptions themselves as before
+        #expect(try world.report(.subscriptions) == before)
+        #expect(try await world.count("SELECT COUNT(*) FROM renewals") > periodsFromVerifyReceipt)
+        #expect(historyCalls == 2)
+        #expect(second.count(.unchanged) == 2)
+        #expect(world.simulator.statistics().transactionHistoryRequests == historyCalls)
+    }
+
     @Test func anImportedTransactionIDIsAskedAboutWithoutAnyReceiptData() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }

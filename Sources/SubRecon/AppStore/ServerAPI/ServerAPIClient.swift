@@ -131,9 +131,10 @@ public struct ServerAPIClient: ReceiptVerifier {
                     return failed(error.message, environment)
                 }
             }
-            // Something was billed since the last check (or this subscription is new to us).
+            // Something was billed since the last check, or this subscription is new to us, or its
+            // history was never read (a database moved over from verifyReceipt): read the history.
             let stored = receipt.serverAPI.knownSubscriptions[otid] ?? nil
-            if stored != transaction.transactionId { needsHistory = true }
+            if stored != transaction.transactionId || receipt.serverAPI.historyRevision == nil { needsHistory = true }
         }
 
         var revision: String? = nil
