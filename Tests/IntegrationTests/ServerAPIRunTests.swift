@@ -192,6 +192,34 @@ import Testing
         #expect(summary.line.contains("1 answered 429"))
     }
 
+    @Test func anotherAppsAppleIDInAProductionAnswerChangesNothing() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        try await world.importScenarios([.active])
+        var settings = try world.serverAPISettings()
+        settings.serverAPI?.appAppleID = 42  // the simulator answers as app 1480000017
+
+        let summary = try await world.runServerAPI(settings: settings)
+
+        #expect(summary.count(.failed) == 1)
+        #expect(try world.report(.runItems).first?["message"]?.contains("not 42") == true)
+        #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
+    }
+
+    @Test func theMetricsFileShowsServerAPIRequestsAnd429s() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        try await world.importScenarios([.active])
+        world.simulator.setFaults(FaultPlan(steps: [.httpError(429, retryAfterSeconds: 0)]), forSubscriberID: 1)
+
+        let summary = try await world.runServerAPI()
+        let metrics = try MetricsFile.render(summary: summary, database: world.database)
+
+        #expect(metrics.contains(#"subrecon_last_run_server_api_requests{kind="nightly"} 3"#))
+        #expect(metrics.contains(#"subrecon_last_run_server_api_rate_limited{kind="nightly"} 1"#))
+        #expect(metrics.contains("subrecon_last_run_server_api_requests_per_second"))
+    }
+
     @Test func theRateLimitKeepsTheRunUnderTheSimulatorsLimit() async throws {
         // The simulator answers 429 above 30 requests/s; the worker is told 20/s with 16 in flight.
         let world = try await TestWorld.make(apiRateLimit: 30)
