@@ -51,6 +51,7 @@ enum ServerAPIReport {
                 "\(BenchFormat.fixed(run.simulatorCPUSeconds)) s, \(BenchFormat.fixed(run.simulatorMicrosPerReceipt(), 0)) µs/subscription, \(BenchFormat.fixed(run.simulatorMicrosPerRequest(), 0)) µs/request, \(BenchFormat.fixed(run.simulatorCPUSeconds / max(run.seconds, 1e-9))) cores"))
             Swift.print(BenchFormat.line("worker peak RSS", BenchFormat.megabytes(kilobytes: run.exit.peakRSSKilobytes)))
             let tag = "\(kind == .zeroLatency ? "0 ms" : "\(c.latencyMs) ms"), \(run.label)"
+            figures.append(Figure(name: "\(run.label): worker CPU", value: run.workerMicrosPerReceipt(), unit: "µs/sub", digits: 0))
             switch kind {
             case .latency:
                 if let ideal = r.idealSeconds(run), let minimum = r.idealSeconds(calls: e.total) {
@@ -108,7 +109,6 @@ enum ServerAPIReport {
                     measured: BenchFormat.megabytes(kilobytes: run.exit.peakRSSKilobytes), limit: "< 150 MB",
                     met: run.exit.peakRSSKilobytes < 150 * 1024))
                 figures.append(Figure(name: "\(run.label): subscriptions/s", value: perSecond, unit: "/s", digits: 0))
-                figures.append(Figure(name: "\(run.label): worker CPU", value: micros, unit: "µs/sub", digits: 0))
                 figures.append(Figure(
                     name: "\(run.label): simulator CPU", value: run.simulatorMicrosPerReceipt(), unit: "µs/sub", digits: 0))
                 figures.append(Figure(
@@ -160,7 +160,7 @@ enum ServerAPIReport {
             guard let shape = shapes[name], let sorted = values[name]?.sorted(), !sorted.isEmpty else { continue }
             let middle = sorted.count / 2
             let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-            let unit = shape.unit.isEmpty ? "" : " " + shape.unit
+            let unit = shape.unit.isEmpty || shape.unit.hasPrefix("/") ? shape.unit : " " + shape.unit
             Swift.print(BenchFormat.line(
                 "",
                 "\(name): \(BenchFormat.fixed(median, shape.digits))\(unit) [\(BenchFormat.fixed(sorted.first!, shape.digits)) – \(BenchFormat.fixed(sorted.last!, shape.digits))]"))
