@@ -12,5 +12,7 @@ bin="$scratch/debug"
 swift build --scratch-path "$scratch" --product subrecon
 swift build --scratch-path "$scratch" --product subrecon-bench
 echo "bench-smoke: debug build, tiny sizes: the figures and PASS/MISS below mean nothing"
+# Server API mode (the last part of `all`): latency, rate and 0 ms runs, a few hundred receipts each.
 exec "$bin/subrecon-bench" all --subrecon "$bin/subrecon" \
-  --receipts 300 --latency-ms 20 --naive-sample 10 --memory-receipts 1000 --subscribers 100 --days 10
+  --receipts 300 --latency-ms 20 --naive-sample 10 --memory-receipts 1000 --subscribers 100 --days 10 \
+  --latency-receipts 200 --api-latency-ms 20 --rate-receipts 100 --zero-receipts 300

@@ -4,11 +4,13 @@ import ArgumentParser
 struct AllCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "all",
-        abstract: "The standard set: 100 ms and 0 ms throughput, the naive ratio, the 1M-receipt memory run, the due policy.",
+        abstract: "The standard set: 100 ms and 0 ms throughput, the naive ratio, the 1M-receipt memory run, the due policy, Server API mode.",
         discussion: """
             Defaults are the issue's: 20,000 receipts at 100 ms (C=64, naive sample 100) and at 0 ms, \
             1,000,000 receipts at 0 ms for peak RSS (200 filler bytes: ~0.6 GB of database instead of ~4.4 GB), \
-            2,000 subscribers over 30 simulated nights. scripts/bench-smoke.sh runs it with tiny sizes.
+            2,000 subscribers over 30 simulated nights, then the Server API runs (`subrecon-bench server-api`: \
+            20,000 receipts at 100 ms, 2,000 at 200/s, 20,000 at 0 ms; about 2.5 minutes more, \
+            --no-server-api skips them). scripts/bench-smoke.sh runs it with tiny sizes.
             """)
 
     @Option(help: "Receipts of the two throughput runs.")
@@ -32,6 +34,11 @@ struct AllCommand: AsyncParsableCommand {
     @Option(help: "Simulated nights of the due-policy run.")
     var days: Int = 30
 
+    @Flag(inversion: .prefixedNo, help: "Run the Server API measurements (see `subrecon-bench server-api --help`).")
+    var serverAPI = true
+
+    @OptionGroup(title: "Server API runs") var serverAPISuite: ServerAPISuite
+
     @OptionGroup var options: BenchOptions
 
     func validate() throws {
@@ -42,6 +49,7 @@ struct AllCommand: AsyncParsableCommand {
 
     func run() async throws {
         LineBufferedOutput.enable()
+        print("machine: \(BenchMachine.description); worker and simulator share its cores, figures vary with the host and its load")
         var checks: [TargetCheck] = []
         var problems: [String] = []
         func throughput(_ title: String, receipts: Int, latencyMs: Int, naive: Int, padding: Int) async throws {
@@ -65,6 +73,12 @@ struct AllCommand: AsyncParsableCommand {
             startMs: DuePolicyBenchmark.defaultStartMs, verbose: false, keepFolder: options.keep)).run()
         checks += DuePolicyReport.print(due)
         problems += DuePolicyReport.problems(due).map { "due-policy: \($0)" }
+        if serverAPI && !serverAPISuite.isEmpty {
+            print("")
+            let api = try await serverAPISuite.run(options: options)
+            checks += api.checks
+            problems += api.problems
+        }
         print("\nsummary (figures, not a test: a MISS never fails the benchmark)")
         for check in checks { print(check.line) }
         if !problems.isEmpty {

@@ -6,14 +6,20 @@ struct SimulatorProcess {
     let process: ChildProcess
     let productionURL: String
     let sandboxURL: String
+    /// The App Store Server API base URLs (`http://127.0.0.1:PORT` and `…/sandbox`).
+    let serverAPIURL: String?
+    let serverAPISandboxURL: String?
 
-    /// Starts `subrecon simulator --port 0 --latency-ms L --shared-secret-file F` and waits for the
-    /// URLs it prints.
-    static func start(subrecon: String, latencyMs: Int, secretFile: String, folder: String) throws -> SimulatorProcess {
+    /// Starts `subrecon simulator --port 0 --latency-ms L [--shared-secret-file F] [extra…]` and
+    /// waits for the URLs it prints.
+    static func start(
+        subrecon: String, latencyMs: Int, secretFile: String?, folder: String, extraArguments: [String] = []
+    ) throws -> SimulatorProcess {
         let stdoutPath = folder + "/simulator.out"
+        var arguments = ["simulator", "--port", "0", "--latency-ms", "\(latencyMs)"]
+        if let secretFile { arguments += ["--shared-secret-file", secretFile] }
         let process = try ChildProcess.spawn(
-            executable: subrecon,
-            arguments: ["simulator", "--port", "0", "--latency-ms", "\(latencyMs)", "--shared-secret-file", secretFile],
+            executable: subrecon, arguments: arguments + extraArguments,
             environment: ChildEnvironment.base(), stdoutPath: stdoutPath, stderrPath: folder + "/simulator.err")
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
@@ -21,7 +27,10 @@ struct SimulatorProcess {
             if let production = Self.url(after: "production:", in: text),
                 let sandbox = Self.url(after: "sandbox:", in: text)
             {
-                return SimulatorProcess(process: process, productionURL: production, sandboxURL: sandbox)
+                let api = Self.serverAPIURLs(in: text)
+                return SimulatorProcess(
+                    process: process, productionURL: production, sandboxURL: sandbox, serverAPIURL: api?.production,
+                    serverAPISandboxURL: api?.sandbox)
             }
             if let status = Self.exitedEarly(process) {
                 let errors = (try? String(contentsOfFile: folder + "/simulator.err", encoding: .utf8)) ?? ""
@@ -53,6 +62,14 @@ struct SimulatorProcess {
             }
         }
         return nil
+    }
+
+    /// From `Server API: http://127.0.0.1:P (sandbox http://127.0.0.1:P/sandbox)`.
+    private static func serverAPIURLs(in text: String) -> (production: String, sandbox: String)? {
+        guard let line = text.split(separator: "\n").first(where: { $0.contains("Server API:") }) else { return nil }
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "(" || $0 == ")" }).map(String.init)
+        let urls = words.filter { $0.hasPrefix("http") }
+        return urls.count == 2 ? (urls[0], urls[1]) : nil
     }
 
     /// The exit status if the process has already ended (reaped here), else nil.
