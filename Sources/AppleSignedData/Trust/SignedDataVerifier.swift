@@ -58,6 +58,8 @@ public struct SignedDataVerifier: Sendable {
 
     /// The JWS's payload if every check passes, else the first failed check.
     public func verify(_ compactJWS: String) async throws(SignedDataError) -> VerifiedSignedData {
+        if let verified = try verifyWithKnownHeader(compactJWS) { return verified }
+
         // 1. Format.
         let jws = try CompactJWS(compactJWS)
         if jws.header["crit"] != nil { throw .criticalHeaderPresent }
@@ -79,12 +81,13 @@ public struct SignedDataVerifier: Sendable {
         let payload = try SignedPayload(jws.payload, nowMs: clock())
 
         // 5. Chain.
-        let leafKey: P256.Signing.PublicKey
+        let chain: TrustedChain
         if let cached, cached.windowExcluding(payload.signedDateMs) == nil {
-            leafKey = cached.leafKey
+            chain = cached
         } else {
-            leafKey = try await validateChain(certificates, parsed: parsed, signedDateMs: payload.signedDateMs)
+            chain = try await validateChain(certificates, parsed: parsed, signedDateMs: payload.signedDateMs)
         }
+        let leafKey = chain.leafKey
 
         // 6. Signature.
         guard jws.signature.count == ES256.signatureByteCount else {
@@ -93,7 +96,35 @@ public struct SignedDataVerifier: Sendable {
         guard ES256.isValid(signature: jws.signature, for: jws.signingInput, by: leafKey) else {
             throw .signatureMismatch
         }
+        let headerEnd = jws.signingInput.firstIndex(of: UInt8(ascii: ".")) ?? jws.signingInput.startIndex
+        cache.remember(header: jws.signingInput[..<headerEnd], chain: chain, type: jws.header["typ"]?.stringValue)
         return VerifiedSignedData(payload: jws.payload, signedDateMs: payload.signedDateMs, type: jws.header["typ"]?.stringValue)
+    }
+
+    /// The fast path for a JWS whose header is byte for byte one that passed every header and
+    /// chain check before: only the payload (check 4), the validity windows at its signedDate and
+    /// the signature (check 6) are left. Nil when the header is unknown, or when anything is off
+    /// in a way the full path reports more precisely (it then runs and throws the exact error).
+    private func verifyWithKnownHeader(_ compactJWS: String) throws(SignedDataError) -> VerifiedSignedData? {
+        let bytes = Array(compactJWS.utf8)
+        guard bytes.count <= CompactJWS.maximumByteCount,
+            let first = bytes.firstIndex(of: UInt8(ascii: ".")),
+            let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+            !bytes[(second + 1)...].contains(UInt8(ascii: ".")),
+            let known = cache.knownHeader(bytes[..<first]),
+            let payloadBytes = Base64URL.decode(utf8: bytes[(first + 1)..<second]),
+            let signature = Base64URL.decode(utf8: bytes[(second + 1)...])
+        else { return nil }
+        let payload = try SignedPayload(payloadBytes, nowMs: clock())
+        let chain = known.chain
+        guard chain.windowExcluding(payload.signedDateMs) == nil else { return nil }
+        guard signature.count == ES256.signatureByteCount else {
+            throw .signatureNotRaw(byteCount: signature.count)
+        }
+        guard ES256.isValid(signature: signature, for: bytes[..<second], by: chain.leafKey) else {
+            throw .signatureMismatch
+        }
+        return VerifiedSignedData(payload: payloadBytes, signedDateMs: payload.signedDateMs, type: known.type)
     }
 
     /// Full validation at `signedDateMs`; a success is cached.
@@ -101,7 +132,7 @@ public struct SignedDataVerifier: Sendable {
         _ certificates: CertificateChainHeader,
         parsed: CertificateChainHeader.Parsed?,
         signedDateMs: Int64
-    ) async throws(SignedDataError) -> P256.Signing.PublicKey {
+    ) async throws(SignedDataError) -> TrustedChain {
         // A cached pair whose window excludes this signedDate is validated afresh: the cause is
         // then reported exactly as for an uncached chain (or another configured root may fit).
         let certificate: CertificateChainHeader.Parsed
@@ -124,7 +155,7 @@ public struct SignedDataVerifier: Sendable {
             throw window.error(signedDateMs: signedDateMs)
         }
         cache.store(trusted, for: certificates.cacheKey)
-        return certificate.leafKey
+        return trusted
     }
 
     /// Full chain validations this verifier (and its copies) ran; a cache hit runs none.
