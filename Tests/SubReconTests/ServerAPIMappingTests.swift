@@ -11,7 +11,9 @@ struct ServerAPIMappingTests {
     }
 
     @Test func apples_signedTransactionMapsOntoTheVerifyReceiptFields() throws {
-        let payload = try JSONDecoder().decode(SignedTransactionPayload.self, from: Self.fixture("signedTransaction"))
+        let payload = try SignedTransactionPayload.scan(Array(Self.fixture("signedTransaction")))
+        // The one-pass scanner reads what Foundation's JSONDecoder reads.
+        #expect(payload == (try JSONDecoder().decode(SignedTransactionPayload.self, from: Self.fixture("signedTransaction"))))
         let transaction = payload.appleTransaction
         #expect(transaction.transactionID == "23456")
         #expect(transaction.originalTransactionID == "12345")
@@ -33,7 +35,8 @@ struct ServerAPIMappingTests {
     }
 
     @Test func apples_signedRenewalInfoMapsOntoPendingRenewal() throws {
-        let payload = try JSONDecoder().decode(SignedRenewalPayload.self, from: Self.fixture("signedRenewalInfo"))
+        let payload = try SignedRenewalPayload.scan(Array(Self.fixture("signedRenewalInfo")))
+        #expect(payload == (try JSONDecoder().decode(SignedRenewalPayload.self, from: Self.fixture("signedRenewalInfo"))))
         let renewal = payload.pendingRenewal
         #expect(renewal.originalTransactionID == "12345")
         #expect(renewal.productID == "com.example.product")
@@ -100,5 +103,37 @@ struct ServerAPIMappingTests {
             transactions: response.transactions, pendingRenewals: response.pendingRenewals, nowMs: now)
         #expect(fromServerAPI == fromVerifyReceipt)
         #expect(fromServerAPI.states.first?.status == expected)
+    }
+
+    @Test(arguments: [
+        #"{"expiresDate":"1698149000000"}"#, #"{"expiresDate":1.5}"#, #"{"revocationDate":true}"#,
+        #"{"transactionId":"1",}"#, #"["transactionId"]"#, #"{"transactionId":"1"} x"#, "",
+    ])
+    func aPayloadWithAMistypedNumberOrBrokenJSONIsMalformedNotMissing(body: String) {
+        #expect(throws: ServerAPIScanning.Malformed.self) { try SignedTransactionPayload.scan(Array(body.utf8)) }
+    }
+
+    @Test func aStatusResponseIsReadInOnePassWithUnknownKeysSkipped() throws {
+        let body = #"""
+            {"environment":"Sandbox","bundleId":"com.example","new":{"deep":[1,{"x":null}]},"data":[
+              {"subscriptionGroupIdentifier":"55555","lastTransactions":[
+                {"originalTransactionId":"12345","status":4,"signedTransactionInfo":"a.b.c","signedRenewalInfo":"d.e.f"},
+                {"originalTransactionId":"67890","status":5,"signedTransactionInfo":"g.h.i"}]}]}
+            """#
+        let scanned = try ServerAPIWire.StatusResponse.scan(Array(body.utf8))
+        #expect(scanned.environment == "Sandbox")
+        #expect(scanned.appAppleId == nil)
+        let items = scanned.data?.first?.lastTransactions ?? []
+        #expect(items.map(\.originalTransactionId) == ["12345", "67890"])
+        #expect(items.map(\.status) == [4, 5])
+        #expect(items.map(\.signedRenewalInfo) == ["d.e.f", nil])
+        let history = try ServerAPIWire.HistoryResponse.scan(
+            Array(#"{"revision":"r1","hasMore":true,"appAppleId":1234,"signedTransactions":["a.b.c","d.e.f"]}"#.utf8))
+        #expect(history.revision == "r1")
+        #expect(history.hasMore == true)
+        #expect(history.appAppleId == 1234)
+        #expect(history.signedTransactions == ["a.b.c", "d.e.f"])
+        #expect(ServerAPIWire.ErrorBody.scan(Array(#"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#.utf8))?.errorCode == 4_040_010)
+        #expect(ServerAPIWire.ErrorBody.scan(Array("Unauthenticated".utf8)) == nil)
     }
 }

@@ -97,7 +97,7 @@ public struct ServerAPIClient: ReceiptVerifier {
     ) async -> VerificationOutcome {
         let response: ServerAPIWire.StatusResponse
         do {
-            response = try JSONDecoder().decode(ServerAPIWire.StatusResponse.self, from: Data(body))
+            response = try ServerAPIWire.StatusResponse.scan(body)
         } catch {
             return failed("the App Store Server API's answer (\(body.count) bytes) was not the expected JSON", environment, retryable: true)
         }
@@ -182,7 +182,7 @@ public struct ServerAPIClient: ReceiptVerifier {
             }
             let page: ServerAPIWire.HistoryResponse
             do {
-                page = try JSONDecoder().decode(ServerAPIWire.HistoryResponse.self, from: Data(body))
+                page = try ServerAPIWire.HistoryResponse.scan(body)
             } catch {
                 return .failure(HistoryFailure(failed("a transaction history page was not the expected JSON", environment, retryable: true)))
             }
@@ -238,7 +238,7 @@ public struct ServerAPIClient: ReceiptVerifier {
         return payload
     }
 
-    private func verified<Payload: Decodable>(_ jws: String, what: String) async throws(TrustProblem) -> Payload {
+    private func verified<Payload: ScannedPayload>(_ jws: String, what: String) async throws(TrustProblem) -> Payload {
         let data: VerifiedSignedData
         do {
             data = try await verifier.verify(jws)
@@ -246,7 +246,7 @@ public struct ServerAPIClient: ReceiptVerifier {
             throw TrustProblem(message: "\(what) failed verification: \(error.description); nothing was changed")
         }
         do {
-            return try JSONDecoder().decode(Payload.self, from: Data(data.payload))
+            return try Payload.scan(data.payload)
         } catch {
             throw TrustProblem(message: "\(what) is signed but its payload is not the expected JSON; nothing was changed")
         }
@@ -313,7 +313,7 @@ public struct ServerAPIClient: ReceiptVerifier {
             return .outcome(.failed(VerificationFailure(environment: environment, message: error.description, isRetryable: transient)))
         }
         if (200..<300).contains(response.status) { return .body(response.body) }
-        let code = (try? JSONDecoder().decode(ServerAPIWire.ErrorBody.self, from: Data(response.body)))?.errorCode
+        let code = ServerAPIWire.ErrorBody.scan(response.body)?.errorCode
         switch (response.status, code) {
         case (401, _):
             return .outcome(.stopRun(.apiKeyRejected(environment: environment)))
@@ -360,3 +360,11 @@ public struct ServerAPIClient: ReceiptVerifier {
         return .seconds(value)
     }
 }
+
+/// A signed payload read with the one-pass scanner.
+protocol ScannedPayload {
+    static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self
+}
+
+extension SignedTransactionPayload: ScannedPayload {}
+extension SignedRenewalPayload: ScannedPayload {}

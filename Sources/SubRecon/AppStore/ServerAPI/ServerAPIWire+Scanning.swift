@@ -1,0 +1,190 @@
+/// The Server API's bodies read in one pass with the scanner that reads verifyReceipt answers:
+/// Foundation's JSONDecoder was ~10 % of a worker's CPU in server-api mode (three decodes per
+/// subscription, each walking ~10 KB of JWS text). Only the fields subrecon uses are read; every
+/// other value is skipped but validated, and a malformed body is refused as a whole.
+enum ServerAPIScanning {
+    struct Malformed: Error {}
+
+    static func scan<T>(_ bytes: [UInt8], _ read: (inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> T)
+        throws(Malformed) -> T
+    {
+        let result = bytes.withUnsafeBytes { raw -> T? in
+            var scanner = AppStoreAnswerScanner(raw)
+            scanner.skipByteOrderMark()
+            do {
+                guard try scanner.peek() == UInt8(ascii: "{") else { return nil }
+                let value = try read(&scanner)
+                try scanner.expectEnd()
+                return value
+            } catch {
+                return nil
+            }
+        }
+        guard let result else { throw Malformed() }
+        return result
+    }
+}
+
+extension ScannedValue {
+    /// A number field read strictly (dates, codes): absent or null is nil, a whole number is its
+    /// value, anything else makes the body malformed (JSONDecoder refused it the same way), so a
+    /// garbled expiry can never pass for "no expiry".
+    fileprivate func number() throws(AppStoreAnswerScanner.Malformed) -> Int64? {
+        switch kind {
+        case .absent, .null: return nil
+        default:
+            guard let value = wholeNumber else { throw AppStoreAnswerScanner.Malformed() }
+            return value
+        }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// The first of `names` these key bytes spell, as its index.
+    fileprivate func index(in names: [StaticString]) -> Int? {
+        names.firstIndex { isKey($0) }
+    }
+}
+
+extension ServerAPIWire.StatusResponse {
+    private static let keys: [StaticString] = ["environment", "bundleId", "appAppleId", "data"]
+    private static let groupKeys: [StaticString] = ["subscriptionGroupIdentifier", "lastTransactions"]
+    private static let itemKeys: [StaticString] = [
+        "originalTransactionId", "status", "signedTransactionInfo", "signedRenewalInfo",
+    ]
+
+    static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
+        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+            var environment = ScannedValue.absent, bundleID = ScannedValue.absent, appID = ScannedValue.absent
+            var groups: [Group]?
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+                switch key {
+                case 0: try scanner.readFirst(into: &environment)
+                case 1: try scanner.readFirst(into: &bundleID)
+                case 2: try scanner.readFirst(into: &appID)
+                default:
+                    guard groups == nil, try scanner.peek() == UInt8(ascii: "[") else { _ = try scanner.readValue(); return }
+                    var read: [Group] = []
+                    try scanner.readArray { scanner throws(AppStoreAnswerScanner.Malformed) in
+                        guard try scanner.peek() == UInt8(ascii: "{") else { _ = try scanner.readValue(); return }
+                        read.append(try readGroup(&scanner))
+                    }
+                    groups = read
+                }
+            }
+            return Self(
+                environment: environment.text, bundleId: bundleID.text, appAppleId: appID.wholeNumber, data: groups)
+        }
+    }
+
+    private static func readGroup(_ scanner: inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> Group {
+        var identifier = ScannedValue.absent
+        var items: [LastTransaction]?
+        try scanner.readObject(keys: { $0.index(in: groupKeys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+            if key == 0 { return try scanner.readFirst(into: &identifier) }
+            guard items == nil, try scanner.peek() == UInt8(ascii: "[") else { _ = try scanner.readValue(); return }
+            var read: [LastTransaction] = []
+            try scanner.readArray { scanner throws(AppStoreAnswerScanner.Malformed) in
+                guard try scanner.peek() == UInt8(ascii: "{") else { _ = try scanner.readValue(); return }
+                var otid = ScannedValue.absent, status = ScannedValue.absent
+                var transaction = ScannedValue.absent, renewal = ScannedValue.absent
+                try scanner.readObject(keys: { $0.index(in: itemKeys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+                    switch key {
+                    case 0: try scanner.readFirst(into: &otid)
+                    case 1: try scanner.readFirst(into: &status)
+                    case 2: try scanner.readFirst(into: &transaction)
+                    default: try scanner.readFirst(into: &renewal)
+                    }
+                }
+                read.append(
+                    LastTransaction(
+                        originalTransactionId: otid.text, status: try status.number().map { Int($0) },
+                        signedTransactionInfo: transaction.text, signedRenewalInfo: renewal.text))
+            }
+            items = read
+        }
+        return Group(subscriptionGroupIdentifier: identifier.text, lastTransactions: items)
+    }
+}
+
+extension ServerAPIWire.HistoryResponse {
+    private static let keys: [StaticString] = [
+        "revision", "hasMore", "bundleId", "appAppleId", "environment", "signedTransactions",
+    ]
+
+    static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
+        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+            var values = [ScannedValue](repeating: .absent, count: 5)
+            var signed: [String]?
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+                guard key == 5 else { return try scanner.readFirst(into: &values[key]) }
+                guard signed == nil, try scanner.peek() == UInt8(ascii: "[") else { _ = try scanner.readValue(); return }
+                var read: [String] = []
+                try scanner.readArray { scanner throws(AppStoreAnswerScanner.Malformed) in
+                    if let text = try scanner.readValue().text { read.append(text) }
+                }
+                signed = read
+            }
+            return Self(
+                revision: values[0].text, hasMore: values[1].flag, bundleId: values[2].text,
+                appAppleId: values[3].wholeNumber, environment: values[4].text, signedTransactions: signed)
+        }
+    }
+}
+
+extension SignedTransactionPayload {
+    private static let keys: [StaticString] = [
+        "transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
+        "subscriptionGroupIdentifier", "purchaseDate", "expiresDate", "type", "appAccountToken", "inAppOwnershipType",
+        "signedDate", "revocationDate", "revocationReason", "isUpgraded", "offerType", "offerDiscountType", "environment",
+    ]
+
+    static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
+        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+            var v = [ScannedValue](repeating: .absent, count: keys.count)
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+                try scanner.readFirst(into: &v[key])
+            }
+            return Self(
+                transactionId: v[0].text, originalTransactionId: v[1].text, webOrderLineItemId: v[2].text,
+                bundleId: v[3].text, productId: v[4].text, subscriptionGroupIdentifier: v[5].text,
+                purchaseDate: try v[6].number(), expiresDate: try v[7].number(), type: v[8].text, appAccountToken: v[9].text,
+                inAppOwnershipType: v[10].text, signedDate: try v[11].number(), revocationDate: try v[12].number(),
+                revocationReason: try v[13].number().map { Int($0) }, isUpgraded: v[14].flag,
+                offerType: try v[15].number().map { Int($0) }, offerDiscountType: v[16].text, environment: v[17].text)
+        }
+    }
+}
+
+extension SignedRenewalPayload {
+    private static let keys: [StaticString] = [
+        "originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "expirationIntent",
+        "isInBillingRetryPeriod", "gracePeriodExpiresDate", "signedDate", "environment",
+    ]
+
+    static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
+        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+            var v = [ScannedValue](repeating: .absent, count: keys.count)
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+                try scanner.readFirst(into: &v[key])
+            }
+            return Self(
+                originalTransactionId: v[0].text, productId: v[1].text, autoRenewProductId: v[2].text,
+                autoRenewStatus: try v[3].number().map { Int($0) }, expirationIntent: try v[4].number().map { Int($0) },
+                isInBillingRetryPeriod: v[5].flag, gracePeriodExpiresDate: try v[6].number(), signedDate: try v[7].number(),
+                environment: v[8].text)
+        }
+    }
+}
+
+extension ServerAPIWire.ErrorBody {
+    static func scan(_ bytes: [UInt8]) -> Self? {
+        try? ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+            var code = ScannedValue.absent
+            try scanner.readObject(keys: { $0.isKey("errorCode") ? 0 : nil }) { _, scanner throws(AppStoreAnswerScanner.Malformed) in
+                try scanner.readFirst(into: &code)
+            }
+            return Self(errorCode: code.wholeNumber.map { Int($0) }, errorMessage: nil)
+        }
+    }
+}
