@@ -29,6 +29,8 @@ public struct ReconciliationJob: Sendable {
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         let limiter = APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
+        var database = database
+        database.readsServerAPIContext = settings.appleAPI == .serverAPI
         let pipeline = ReconciliationRun(
             store: database, verifier: try verifier(transport: transport, api: settings.appleAPI, limiter: limiter),
             reconciler: ReceiptReconciler(products: settings.products),
@@ -46,6 +48,8 @@ public struct ReconciliationJob: Sendable {
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         let limiter = APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
+        var database = database
+        database.readsServerAPIContext = true
         let check = ParityCheck(
             store: database, verifyReceipt: try verifier(transport: transport, api: .verifyReceipt, limiter: limiter),
             serverAPI: try verifier(transport: transport, api: .serverAPI, limiter: limiter),

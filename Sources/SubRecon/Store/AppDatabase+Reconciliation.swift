@@ -20,7 +20,7 @@ extension AppDatabase: SubscriptionStore {
     {
         let afterID = after.id
         return try await read("reading receipts to verify") { db in
-            let columns = ReceiptToVerify.selectedColumns
+            let columns = readsServerAPIContext ? ReceiptToVerify.selectedColumns : ReceiptToVerify.verifyReceiptColumns
             switch selection {
             case .due:
                 // Walks the (next_due_at, id) index: a run over a million receipts of which a few

@@ -6,6 +6,10 @@ import GRDB
 public struct AppDatabase: Sendable {
     public let writer: any DatabaseWriter
     public let path: String
+    /// Whether due receipts are read with what the App Store Server API client needs (the stored
+    /// subscriptions' newest transaction ids: one more indexed lookup per receipt). Off for
+    /// verifyReceipt runs, which don't use it.
+    public var readsServerAPIContext = false
 
     /// Opens (creating with mode 0600 and migrating if needed) the database at `path`.
     public static func open(path: String) throws(StoreError) -> AppDatabase {

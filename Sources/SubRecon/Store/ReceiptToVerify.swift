@@ -47,6 +47,8 @@ public struct ReceiptToVerify: Sendable, Equatable, FetchableRecord {
 
     /// The columns `init(row:)` reads: the receipt, plus its subscriptions' original and newest
     /// transaction ids as `otid newest,otid newest` (one indexed lookup per receipt).
+    static let verifyReceiptColumns = "id, user_id, receipt_data, environment, next_due_at"
+
     static let selectedColumns = """
         id, user_id, receipt_data, environment, next_due_at, transaction_id, history_revision,
         (SELECT group_concat(original_transaction_id || ' ' || COALESCE(latest_transaction_id, ''), ',')
