@@ -20,7 +20,8 @@ struct TransportProbe {
         _ = FileManager.default.createFile(
             atPath: secretFile, contents: Data("probe\n".utf8), attributes: [.posixPermissions: 0o600])
         let simulator = try SimulatorProcess.start(
-            subrecon: subreconPath, latencyMs: latencyMs, secretFile: secretFile, folder: folder)
+            subrecon: subreconPath, latencyMs: latencyMs, secretFile: secretFile, folder: folder,
+            extraArguments: ["--no-register-verified-receipts"])
         defer { simulator.stop() }
         // Production receipts only (a sandbox one would answer 21007 and count as a request too).
         let mix = ReceiptMix(nowMs: SimulatedClock.wallNowMs(), paddingBytes: paddingBytes)
