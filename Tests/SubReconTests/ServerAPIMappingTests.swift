@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Testing
 @testable import SubRecon
@@ -135,5 +136,26 @@ struct ServerAPIMappingTests {
         #expect(history.signedTransactions == ["a.b.c", "d.e.f"])
         #expect(ServerAPIWire.ErrorBody.scan(Array(#"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#.utf8))?.errorCode == 4_040_010)
         #expect(ServerAPIWire.ErrorBody.scan(Array("Unauthenticated".utf8)) == nil)
+    }
+
+    /// A JWS signed by Apple's production chain, verified to the compiled-in Apple Root CA - G3 and
+    /// mapped: a consumable, so no subscription comes of it (no expiry), and nothing else breaks.
+    @Test func aRealAppleSignedTransactionVerifiesAndMaps() async throws {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/server-api/apple-sandbox-transaction", withExtension: "jws"))
+        let jws = try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let verified = try await SignedDataVerifier.apple.verify(jws)
+        let payload = try SignedTransactionPayload.scan(verified.payload)
+        #expect(payload.bundleId == "com.goodheartapp")
+        #expect(payload.environment == "Sandbox")
+        #expect(payload.signedDate == verified.signedDateMs)
+        let transaction = payload.appleTransaction
+        #expect(transaction.transactionID == "2000000847061981")
+        #expect(transaction.originalTransactionID == "2000000847061981")
+        #expect(transaction.purchaseDateMs == 1_738_645_560_000)
+        #expect(transaction.expiresDateMs == nil)
+        let derived = SubscriptionStateDerivation.derive(
+            transactions: [transaction], pendingRenewals: [], nowMs: verified.signedDateMs)
+        #expect(derived.states.isEmpty)
+        #expect(derived.periods.isEmpty)
     }
 }
