@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The benchmark (not a test): builds release, then runs the standard set and prints the figures —
 # receipts/s, worker and simulator CPU, peak RSS, Apple calls, the ratio to the ideal and to the
-# naive baseline, and the due policy's calls and lags — with PASS/MISS per target.
-#   scripts/bench.sh                           # the whole set (~8 min on 2 cores, ~2 GB of temp disk)
+# naive baseline, the due policy's calls and lags, and App Store Server API mode (latency, rate,
+# CPU per subscription) — with PASS/MISS per target.
+#   scripts/bench.sh                           # the whole set (~11 min on 2 cores, ~2 GB of temp disk)
 #   scripts/bench.sh --memory-receipts 0       # without the 1,000,000-receipt memory run
+#   scripts/bench.sh --no-server-api           # without the Server API runs (~2.5 min)
 #   scripts/bench.sh --receipts 50000          # any `subrecon-bench all` option
-# Single measurements: .build/release/subrecon-bench throughput|due-policy|transport --help.
+# Single measurements: .build/release/subrecon-bench throughput|due-policy|transport|server-api --help.
 # BENCH_SCRATCH_PATH=DIR builds in DIR instead of .build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
