@@ -9,12 +9,14 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             Due receipts are those the due policy selects (see README: never-verified receipts are \
             always due). Exit 0: every receipt got a definitive answer; 1: some did not and stay \
-            due; 2: configuration error or Apple answered 21004/21000.
+            due; 2: configuration error, or Apple answered 21004/21000 (verifyReceipt) or 401 \
+            (App Store Server API: the key was refused).
 
             Examples:
               SUBRECON_SHARED_SECRET_FILE=/etc/subrecon/secret subrecon run
               subrecon run --dry-run --limit 100
               subrecon run --all --concurrency 64
+              subrecon run --apple-api server-api   (key, key ID, issuer, bundle: see README)
             """)
 
     @OptionGroup var global: GlobalOptions
