@@ -74,8 +74,117 @@ struct StrictJSON {
         return members
     }
 
+    /// The value of the top-level member `name` of the JSON object making up `bytes`, or nil when
+    /// it has none. The whole text is validated exactly as `object` does (duplicates at any level
+    /// refused), but no other value is built: a signed payload is read for its `signedDate` only,
+    /// and building every member was the verifier's largest cost after the signature itself.
+    static func member<Failure: Error>(
+        _ name: String,
+        of bytes: [UInt8],
+        duplicate: (String) -> Failure,
+        notObject: Failure
+    ) throws(Failure) -> JSONValue? {
+        var reader = StrictJSON(bytes)
+        do {
+            reader.skipWhitespace()
+            guard reader.current == UInt8(ascii: "{") else { throw notObject }
+            let found = try reader.skipObject(keeping: name)
+            reader.skipWhitespace()
+            guard reader.offset == bytes.count else { throw notObject }
+            return found
+        } catch let error as Failure {
+            throw error
+        } catch JSONReadError.duplicateKey(let key) {
+            throw duplicate(key)
+        } catch {
+            throw notObject
+        }
+    }
+
     private var current: UInt8? {
         offset < bytes.count ? bytes[offset] : nil
+    }
+
+    /// Validates an object (the reader is at its `{`) without building it, refusing duplicate
+    /// member names; returns the built value of member `kept`, if any.
+    private mutating func skipObject(keeping kept: String? = nil) throws(JSONReadError) -> JSONValue? {
+        try enterContainer()
+        defer { depth -= 1 }
+        var keys: Set<String> = []
+        var found: JSONValue?
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            offset += 1
+            return nil
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw .malformed(offset: offset) }
+            let key = try readString()
+            guard keys.insert(key).inserted else { throw .duplicateKey(key) }
+            skipWhitespace()
+            try expect(":")
+            if key == kept {
+                found = try readValue()
+            } else {
+                try skipValue()
+            }
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "}"):
+                offset += 1
+                return found
+            default: throw .malformed(offset: offset)
+            }
+        }
+    }
+
+    /// Validates one value without building it.
+    private mutating func skipValue() throws(JSONReadError) {
+        skipWhitespace()
+        guard let byte = current else { throw .malformed(offset: offset) }
+        switch byte {
+        case UInt8(ascii: "{"): _ = try skipObject()
+        case UInt8(ascii: "["):
+            try enterContainer()
+            defer { depth -= 1 }
+            skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                offset += 1
+                return
+            }
+            while true {
+                try skipValue()
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): offset += 1
+                case UInt8(ascii: "]"):
+                    offset += 1
+                    return
+                default: throw .malformed(offset: offset)
+                }
+            }
+        case UInt8(ascii: "\""): try skipString()
+        default: _ = try readValue()  // literals and numbers: small, built as before
+        }
+    }
+
+    /// A string's syntax and UTF-8 checked; a String is made only when it holds escapes or
+    /// non-ASCII bytes (then exactly as `readString` does).
+    private mutating func skipString() throws(JSONReadError) {
+        let start = offset
+        offset += 1
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte < 0x80 {
+            guard byte >= 0x20 else { throw .malformed(offset: offset) }
+            offset += 1
+        }
+        if current == UInt8(ascii: "\"") {
+            offset += 1
+            return
+        }
+        offset = start
+        _ = try readString()
     }
 
     private mutating func skipWhitespace() {

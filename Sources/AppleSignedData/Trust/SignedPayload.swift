@@ -8,8 +8,9 @@ struct SignedPayload: Sendable {
     let signedDateMs: Int64
 
     init(_ bytes: [UInt8], nowMs: Int64) throws(SignedDataError) {
-        let members = try StrictJSON.object(bytes, duplicate: SignedDataError.duplicatePayloadMember, notObject: .payloadNotJSONObject)
-        guard let signedDate = members["signedDate"]?.int64Value, signedDate >= 0 else { throw .missingSignedDate }
+        let value = try StrictJSON.member(
+            "signedDate", of: bytes, duplicate: SignedDataError.duplicatePayloadMember, notObject: .payloadNotJSONObject)
+        guard let signedDate = value?.int64Value, signedDate >= 0 else { throw .missingSignedDate }
         let (latest, overflow) = nowMs.addingReportingOverflow(Self.allowedClockSkewMs)
         guard overflow || signedDate <= latest else {
             throw .signedDateInFuture(signedDateMs: signedDate, nowMs: nowMs)
