@@ -152,11 +152,7 @@ public struct ServerAPISettings: Sendable {
             let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file"
             throw .other("cannot read the API key file \(path) (SUBRECON_API_KEY_FILE / --api-key-file): \(reason)")
         }
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let mode = attributes[.posixPermissions] as? NSNumber, mode.intValue & 0o077 != 0
-        {
-            warnings.append("the API key file \(path) can be read by group or others (mode \(String(mode.intValue, radix: 8))); chmod 600 it")
-        }
+        if let warning = Settings.readableByOthersWarning(path, what: "the API key file") { warnings.append(warning) }
         return text
     }
 }

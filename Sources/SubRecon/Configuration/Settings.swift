@@ -200,14 +200,17 @@ public struct Settings: Sendable {
             let firstLine = contents.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
             guard !firstLine.isEmpty else { throw .sharedSecretFileEmpty(path: path) }
-            if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let mode = attributes[.posixPermissions] as? NSNumber, mode.intValue & 0o077 != 0
-            {
-                warnings.append(
-                    "the shared secret file \(path) can be read by group or others (mode \(String(mode.intValue, radix: 8))); chmod 600 it")
-            }
+            if let warning = readableByOthersWarning(path, what: "the shared secret file") { warnings.append(warning) }
             return SharedSecret(firstLine)
         }
+    }
+
+    /// A warning when group or others may read a secret file (the shared secret, the API key).
+    static func readableByOthersWarning(_ path: String, what: String) -> String? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let mode = attributes[.posixPermissions] as? NSNumber, mode.intValue & 0o077 != 0
+        else { return nil }
+        return "\(what) \(path) can be read by group or others (mode \(String(mode.intValue, radix: 8))); chmod 600 it"
     }
 
     static func checkURL(_ value: String, setting: String) throws(ConfigurationError) {

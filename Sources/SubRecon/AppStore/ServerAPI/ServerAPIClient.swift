@@ -305,12 +305,8 @@ public struct ServerAPIClient: ReceiptVerifier {
         do {
             response = try await transport.send(request)
         } catch {
-            let transient: Bool
-            switch error {
-            case .timedOut, .connectionFailed, .transportFailed: transient = true
-            case .tlsFailed, .invalidURL, .responseTooLarge, .shutDown: transient = false
-            }
-            return .outcome(.failed(VerificationFailure(environment: environment, message: error.description, isRetryable: transient)))
+            return .outcome(
+                .failed(VerificationFailure(environment: environment, message: error.description, isRetryable: error.isTransient)))
         }
         if (200..<300).contains(response.status) { return .body(response.body) }
         let code = ServerAPIWire.ErrorBody.scan(response.body)?.errorCode

@@ -23,6 +23,21 @@ enum ServerAPIScanning {
         guard let result else { throw Malformed() }
         return result
     }
+
+    /// A flat object (a signed payload): the first value of each of `keys`, in that order, handed
+    /// to `build` while the bytes they point into are alive.
+    static func scanFlatObject<T>(
+        _ bytes: [UInt8], keys: [StaticString],
+        _ build: ([ScannedValue]) throws(AppStoreAnswerScanner.Malformed) -> T
+    ) throws(Malformed) -> T {
+        try scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+            var values = [ScannedValue](repeating: .absent, count: keys.count)
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+                try scanner.readFirst(into: &values[key])
+            }
+            return try build(values)
+        }
+    }
 }
 
 extension ScannedValue {
@@ -140,11 +155,7 @@ extension SignedTransactionPayload {
     ]
 
     static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
-        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
-            var v = [ScannedValue](repeating: .absent, count: keys.count)
-            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
-                try scanner.readFirst(into: &v[key])
-            }
+        try ServerAPIScanning.scanFlatObject(bytes, keys: keys) { v throws(AppStoreAnswerScanner.Malformed) in
             return Self(
                 transactionId: v[0].text, originalTransactionId: v[1].text, webOrderLineItemId: v[2].text,
                 bundleId: v[3].text, productId: v[4].text, subscriptionGroupIdentifier: v[5].text,
@@ -163,11 +174,7 @@ extension SignedRenewalPayload {
     ]
 
     static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
-        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
-            var v = [ScannedValue](repeating: .absent, count: keys.count)
-            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
-                try scanner.readFirst(into: &v[key])
-            }
+        try ServerAPIScanning.scanFlatObject(bytes, keys: keys) { v throws(AppStoreAnswerScanner.Malformed) in
             return Self(
                 originalTransactionId: v[0].text, productId: v[1].text, autoRenewProductId: v[2].text,
                 autoRenewStatus: try v[3].number().map { Int($0) }, expirationIntent: try v[4].number().map { Int($0) },

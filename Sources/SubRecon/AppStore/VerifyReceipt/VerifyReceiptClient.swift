@@ -77,14 +77,8 @@ public struct VerifyReceiptClient: ReceiptVerifier {
         do {
             response = try await transport.send(request)
         } catch {
-            let transient: Bool
-            switch error {
-            case .timedOut, .connectionFailed, .transportFailed: transient = true
-            // A certificate we don't trust, a bad URL or an oversized answer won't fix itself in seconds.
-            case .tlsFailed, .invalidURL, .responseTooLarge, .shutDown: transient = false
-            }
             return .done(
-                .failed(VerificationFailure(environment: environment, message: error.description, isRetryable: transient)))
+                .failed(VerificationFailure(environment: environment, message: error.description, isRetryable: error.isTransient)))
         }
         guard response.status == 200 else {
             var message = "HTTP \(response.status) from \(url)"
