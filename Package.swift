@@ -18,6 +18,8 @@ let package = Package(
         // App Store signed data: x5c chains to Apple's root (X509), app receipts (PKCS#7, SwiftASN1).
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // PostgreSQL, the second store (several workers on several hosts): the ecosystem's driver.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // libcurl from the system (libcurl4-openssl-dev), plus typed wrappers for its variadic calls.
@@ -65,6 +67,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API for the reconciliation's hot statements (see DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -81,7 +81,7 @@ struct DuePolicyBenchmark {
                     databasePath: path, sharedSecret: SharedSecret(secret),
                     endpoints: VerifyReceiptEndpoints(production: simulator.productionURL, sandbox: simulator.sandboxURL),
                     concurrency: c.concurrency, products: [], requestTimeout: .seconds(30), caFile: nil, warnings: []),
-                database: database, clock: clock.millisecondsClock, logger: logger)
+                store: database, clock: clock.millisecondsClock, logger: logger)
         }
         let policyJob = job(policyDatabase, policyPath)
         let naiveJob = job(naiveDatabase, naivePath)

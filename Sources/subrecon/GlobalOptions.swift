@@ -60,12 +60,14 @@ struct GlobalOptions: ParsableArguments {
         return ProgressReporter(isTerminal: ProgressReporter.standardErrorIsTerminal, interval: interval, logger: logger)
     }
 
-    func openDatabase() throws -> AppDatabase {
+    /// The store SUBRECON_DB / --db names: a SQLite file, or a PostgreSQL URL.
+    func openStore(logger: Logger? = nil) async throws -> any SubscriptionStore {
         do {
-            return try AppDatabase.open(path: resolvedDatabasePath)
+            return try await StoreOpener.open(
+                resolvedDatabasePath, environment: environment, logger: logger ?? Logger(label: "subrecon"))
         } catch {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(error.exitCode)
         }
     }
 }

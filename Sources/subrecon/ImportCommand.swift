@@ -39,9 +39,9 @@ struct ImportCommand: AsyncParsableCommand {
             Console.error(error.description)
             throw ExitCode(2)
         }
-        let database = try global.openDatabase()
+        let database = try await global.openStore()
         do {
-            let summary = try await ReceiptImporter(database: database, acceptsTransactionIDOnly: api == .serverAPI)
+            let summary = try await ReceiptImporter(store: database, acceptsTransactionIDOnly: api == .serverAPI)
                 .importFile(path: file, format: format, nowMs: ReconciliationJob.wallClockMs())
             Console.out("imported \(summary.imported) receipt(s); \(summary.alreadyStored) already stored (skipped)\n")
         } catch {

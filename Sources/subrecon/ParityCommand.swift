@@ -33,9 +33,9 @@ struct ParityCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = global.makeLogger()
         let settings = try verification.settings(global, requireBothAPIs: true)
-        let database = try global.openDatabase()
+        let database = try await global.openStore()
         let job = ReconciliationJob(
-            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
+            settings: settings, store: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
         let result: ParityCheck.Result
         do {
             result = try await job.parity(limit: limit)
@@ -51,7 +51,7 @@ struct ParityCommand: AsyncParsableCommand {
         }
         do {
             if let output {
-                try AtomicFile.write(to: output, writeCSV)
+                try await AtomicFile.write(to: output, writeCSV)
             } else {
                 try writeCSV(FileHandle.standardOutput)
             }

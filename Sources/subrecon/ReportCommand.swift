@@ -65,16 +65,16 @@ struct ReportCommand: AsyncParsableCommand {
             Console.error(error.description)
             throw ExitCode(2)
         }
-        let database = try global.openDatabase()
-        let exporter = ReportExporter(database: database)
+        let store = try await global.openStore()
+        let exporter = ReportExporter(store: store)
         do {
             if let output {
-                try AtomicFile.write(to: output) { handle in
-                    try exporter.export(kind, options: options) { handle.write($0) }
+                try await AtomicFile.write(to: output) { handle in
+                    try await exporter.export(kind, options: options) { handle.write($0) }
                 }
             } else {
                 let stdout = FileHandle.standardOutput
-                try exporter.export(kind, options: options) { stdout.write($0) }
+                try await exporter.export(kind, options: options) { stdout.write($0) }
             }
         } catch {
             Console.error(error.description)

@@ -40,8 +40,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = global.makeLogger()
-        let job = try verification.liveJob(global, logger: logger)
-        let database = job.database
+        let job = try await verification.liveJob(global, logger: logger)
+        let database = job.store
         var observers: [any RunObserver] = [global.progressReporter(logger: logger)]
         if dryRun { observers.append(DryRunPrinter()) }
         let summary: RunSummary
@@ -56,7 +56,7 @@ struct RunCommand: AsyncParsableCommand {
         Console.out(summary.line + "\n")
         if let path = metricsFile ?? global.environment["SUBRECON_METRICS_FILE"], !path.isEmpty, !dryRun {
             do {
-                try MetricsFile.write(to: path, summary: summary, database: database)
+                try await MetricsFile.write(to: path, summary: summary, store: database)
             } catch {
                 Console.error("metrics: \(error)")
             }

@@ -25,7 +25,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         _ = global.makeLogger()
-        let database = try global.openDatabase()
+        let database = try await global.openStore()
         let report: StatusReport
         do {
             report = try await StatusReport.load(from: database, nowMs: ReconciliationJob.wallClockMs())

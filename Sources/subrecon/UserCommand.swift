@@ -41,8 +41,8 @@ struct UserCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = global.makeLogger()
-        let job = try verification.liveJob(global, logger: logger)
-        let database = job.database
+        let job = try await verification.liveJob(global, logger: logger)
+        let database = job.store
         do {
             let users: [String]
             if let otid = originalTransactionID {

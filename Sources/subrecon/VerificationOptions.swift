@@ -95,13 +95,13 @@ struct VerificationOptions: ParsableArguments {
 
     /// Settings, database and signal handling for a command that talks to Apple, in the order
     /// the contract wants: a configuration error (exit 2) before anything else happens.
-    func liveJob(_ global: GlobalOptions, logger: Logger) throws -> ReconciliationJob {
+    func liveJob(_ global: GlobalOptions, logger: Logger) async throws -> ReconciliationJob {
         let settings = try settings(global)
-        let database = try global.openDatabase()
+        let database = try await global.openStore(logger: logger)
         let stopSignal = StopSignal()
         stopSignal.installSignalHandlers()
         return ReconciliationJob(
-            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() },
+            settings: settings, store: database, clock: { ReconciliationJob.wallClockMs() },
             stopSignal: stopSignal, logger: logger)
     }
 }

@@ -47,7 +47,7 @@ import Testing
         #expect(again.exitCode == 0, "\(again.stderr)")
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE verification_state IN ('pending', 'failed')") == 0)
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(world.clock.nowMs)") == 0)
-        let runs = try world.report(.runs)
+        let runs = try await world.report(.runs)
         #expect(runs.map { $0["status"] } == ["interrupted", "completed"])
         // Every receipt recorded exactly once across the two runs.
         #expect(try await world.count("SELECT COUNT(*) FROM run_items") == Self.receipts)
@@ -60,7 +60,7 @@ import Testing
         }
         try await reference.importReceipts(original, nowMs: world.clock.nowMs)
         let job = ReconciliationJob(
-            settings: world.settings(), database: reference, clock: world.clock.millisecondsClock,
+            settings: world.settings(), store: reference, clock: world.clock.millisecondsClock,
             logger: .init(label: "reference"))
         _ = try await job.run(.init(kind: .nightly, selection: .due, concurrency: 16))
         let expected = try await reference.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM renewals")! }
@@ -80,7 +80,7 @@ import Testing
         let status = await SubreconBinary.wait(process)
 
         #expect(status == 1)
-        #expect(try world.report(.runs).last?["status"] == "interrupted")
+        #expect(try await world.report(.runs).last?["status"] == "interrupted")
         let items = try await world.count("SELECT COUNT(*) FROM run_items")
         let due = try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(world.clock.nowMs)")
         #expect(items < Self.receipts)

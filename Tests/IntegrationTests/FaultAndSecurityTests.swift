@@ -80,7 +80,7 @@ import Testing
         #expect(try await dump(world, "SELECT * FROM subscriptions ORDER BY user_id, original_transaction_id") == subscriptionsBefore)
         #expect(try await dump(world, "SELECT * FROM renewals ORDER BY user_id, period_key") == renewalsBefore)
         #expect(try await dump(world, "SELECT id, user_id, receipt_data, environment FROM receipts ORDER BY id") == receiptsBefore)
-        let items = try world.report(.runItems, runID: second.runID)
+        let items = try await world.report(.runItems, runID: second.runID)
         #expect(items.count == 2)
         #expect(items.allSatisfy { $0["outcome"] == "failed" }, "\(items.map { $0["outcome"] ?? "" })")
         #expect(items.allSatisfy { !($0["message"] ?? "").isEmpty }, "a failed item says why")
@@ -216,7 +216,7 @@ import Testing
         // Untrusted: refused at the handshake, nothing written.
         let refused = try await SubreconBinary.run(["run"], environment: env)
         #expect(refused.exitCode == 1, "\(refused.stdout)\(refused.stderr)")
-        let refusedItem = try #require(try world.report(.runItems).first)
+        let refusedItem = try #require(try await world.report(.runItems).first)
         #expect(refusedItem["outcome"] == "failed")
         let refusedText = (refusedItem["message"] ?? "") + refused.stderr
         #expect(refusedText.contains("TLS") || refusedText.localizedCaseInsensitiveContains("certificate"), "\(refusedText)")
@@ -234,7 +234,7 @@ import Testing
             )
         }
         let trusted = try await trustedRun
-        let trustedItem = try #require(try world.report(.runItems).first)
+        let trustedItem = try #require(try await world.report(.runItems).first)
         let trustedText = (trustedItem["message"] ?? "") + trusted.stderr
         #expect(!trustedText.contains("TLS") && !trustedText.localizedCaseInsensitiveContains("certificate"), "\(trustedText)")
         #expect(trusted.exitCode == 0, "\(trusted.stdout)\(trusted.stderr)")

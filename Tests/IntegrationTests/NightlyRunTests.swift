@@ -19,7 +19,7 @@ import Testing
         #expect(summary.count(.failed) == 0)
         #expect(summary.count(.invalid) == 1)
         #expect(summary.count(.accountGone) == 1)
-        let rows = try world.report(.subscriptions)
+        let rows = try await world.report(.subscriptions)
         for scenario in SimulatedScenario.allCases {
             let user = "user-\(scenario.rawValue)"
             let mine = rows.filter { $0["user_id"] == user }
@@ -59,7 +59,7 @@ import Testing
             try String.fetchAll(db, sql: "SELECT receipt_data FROM receipts ORDER BY id")
         }
         #expect(storedData != importedData, "Apple's latest_receipt replaces the stored receipt")
-        let renewals = try world.report(.renewals)
+        let renewals = try await world.report(.renewals)
         #expect(renewals.count == renewalsAfterFirst)
         #expect(Set(renewals.compactMap { $0["web_order_line_item_id"] }).count == renewals.count)
         #expect(renewals.allSatisfy { $0["first_seen_run_id"] == String(first.runID!) })
@@ -124,10 +124,10 @@ import Testing
 
         #expect(summary.receiptsTotal == 1)
         #expect(world.simulator.statistics().totalRequests == callsBefore + 1)
-        let runs = try world.report(.runs)
+        let runs = try await world.report(.runs)
         #expect(runs.map { $0["kind"] } == ["nightly", "user"])
         #expect(runs.last?["status"] == "completed")
-        let items = try world.report(.runItems)
+        let items = try await world.report(.runItems)
         #expect(items.map { $0["user_id"] } == ["user-active"])
     }
 
@@ -145,7 +145,7 @@ import Testing
         #expect(try await world.count("SELECT COUNT(*) FROM renewals") == 0)
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(world.clock.nowMs)") == 4)
         #expect(world.simulator.statistics().totalRequests == 1, "no request after the first 21004 at concurrency 1")
-        let run = try #require(try world.report(.runs).last)
+        let run = try #require(try await world.report(.runs).last)
         #expect(run["status"] == "aborted")
         #expect(run["exit_code"] == "2")
     }

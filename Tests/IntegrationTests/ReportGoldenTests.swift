@@ -48,7 +48,7 @@ import Testing
             ("shared", .shared, .init()),
         ]
         for report in reports {
-            let csv = try export(world, report.kind, report.options)
+            let csv = try await export(world, report.kind, report.options)
             try compareWithGolden(csv, name: report.file)
         }
         // Every kind has a golden file.
@@ -68,7 +68,7 @@ import Testing
         let second = try await world.run()
 
         #expect(second.count(.updated) == 1)
-        let rows = try table(world, .changes)
+        let rows = try await table(world, .changes)
         #expect(rows.count == 1)
         let row = try #require(rows.first)
         #expect(row["run_id"] == String(second.runID ?? 0))
@@ -79,7 +79,7 @@ import Testing
         #expect(row["new_expires_date_ms"].flatMap { Int64($0) } ?? 0 > before.expiresDateMs)
         #expect(row["changed_at"] == ISO8601.string(fromMilliseconds: world.clock.nowMs))
         // The first run's rows are all `new`, with empty old values.
-        let firstRun = try table(world, .changes, .init(runID: 1))
+        let firstRun = try await table(world, .changes, .init(runID: 1))
         #expect(firstRun.map { $0["change"] } == ["new"])
         #expect(firstRun.first?["old_status"] == "")
     }
@@ -117,7 +117,7 @@ import Testing
             world.clock.set(nowMs: ms)
             let summary = try await world.run(.all)
             #expect(summary.exitCode == 0)
-            let rows = try table(world, .changes)
+            let rows = try await table(world, .changes)
             #expect(rows.allSatisfy { $0["run_id"] == String(summary.runID ?? 0) })
             return Dictionary(uniqueKeysWithValues: rows.map { ($0["user_id"] ?? "", $0["change"] ?? "") })
         }
@@ -138,15 +138,15 @@ import Testing
         #expect(fourth["user-retry"] == "recovered")
 
         // The product change shows both products side by side.
-        let upgrade = try #require(try table(world, .changes, .init(runID: 2)).first { $0["user_id"] == "user-upgrade" })
+        let upgrade = try #require(try await table(world, .changes, .init(runID: 2)).first { $0["user_id"] == "user-upgrade" })
         #expect(upgrade["old_product_id"] == SimulatedProducts.proMonthly)
         #expect(upgrade["new_product_id"] == SimulatedProducts.premiumMonthly)
-        let cancel = try #require(try table(world, .changes, .init(runID: 2)).first { $0["user_id"] == "user-cancel" })
+        let cancel = try #require(try await table(world, .changes, .init(runID: 2)).first { $0["user_id"] == "user-cancel" })
         #expect(cancel["old_auto_renew_status"] == "1")
         #expect(cancel["new_auto_renew_status"] == "0")
 
         // --since/--until select runs by start time: half-open, so runs 2 and 3 only.
-        let window = try table(world, .changes, .init(sinceMs: now + 2 * day, untilMs: now + 26 * day))
+        let window = try await table(world, .changes, .init(sinceMs: now + 2 * day, untilMs: now + 26 * day))
         #expect(Set(window.compactMap { $0["run_id"] }) == ["2", "3"])
     }
 
@@ -172,7 +172,7 @@ import Testing
         try await world.importScenarios([.expired])  // someone else, not shared
         _ = try await world.run()
 
-        let rows = try table(world, .shared)
+        let rows = try await table(world, .shared)
 
         #expect(rows.map { $0["user_id"] } == ["alice", "bob"], "earliest receipt first")
         #expect(Set(rows.map { $0["original_transaction_id"] }).count == 1)
@@ -191,7 +191,7 @@ import Testing
         world.clock.set(nowMs: before.expiresDateMs + DuePolicy.hour + 1)
         let second = try await world.run()
 
-        let rows = try table(world, .unrecorded)
+        let rows = try await table(world, .unrecorded)
 
         // Requests say `exclude-old-transactions`: the first run sees the current period (billed
         // 3 days before the import), the second the renewal Apple billed after it.
@@ -204,7 +204,7 @@ import Testing
         #expect(rows.dropLast().allSatisfy { $0["purchased_after_import"] == "false" })
         #expect(rows.allSatisfy { $0["receipt_imported_at"] == ISO8601.string(fromMilliseconds: importedAt) })
         // --since filters on first_seen_at.
-        let recent = try table(world, .unrecorded, .init(sinceMs: importedAt + 1))
+        let recent = try await table(world, .unrecorded, .init(sinceMs: importedAt + 1))
         #expect(recent.map { $0["transaction_id"] } == [last["transaction_id"]])
     }
 
@@ -217,11 +217,11 @@ import Testing
         _ = try await world.run()
         let now = world.clock.nowMs
 
-        let week = try table(world, .expiring, .init(nowMs: now))
+        let week = try await table(world, .expiring, .init(nowMs: now))
         #expect(Set(week.compactMap { $0["user_id"] }) == ["user-trialActive", "user-billingRecovered"])
         #expect(week.allSatisfy { $0["auto_renew_status"] == "1" })
 
-        let month = try table(world, .expiring, .init(withinMs: 21 * DuePolicy.day, nowMs: now))
+        let month = try await table(world, .expiring, .init(withinMs: 21 * DuePolicy.day, nowMs: now))
         #expect(month.compactMap { $0["user_id"] }.suffix(2) == ["user-gracePeriod", "user-activeAutoRenewOff"])
         let grace = try #require(month.first { $0["user_id"] == "user-gracePeriod" })
         #expect(grace["access_ends_at"] == grace["grace_period_expires_at"], "grace ends access, not the expiry")
@@ -299,14 +299,14 @@ import Testing
 
     // MARK: - helpers
 
-    func export(_ world: TestWorld, _ kind: ReportKind, _ options: ReportOptions = .init()) throws -> String {
+    func export(_ world: TestWorld, _ kind: ReportKind, _ options: ReportOptions = .init()) async throws -> String {
         let box = DataBox()
-        try ReportExporter(database: world.database).export(kind, options: options) { box.append($0) }
+        try await ReportExporter(store: world.database).export(kind, options: options) { box.append($0) }
         return box.text
     }
 
-    func table(_ world: TestWorld, _ kind: ReportKind, _ options: ReportOptions = .init()) throws -> [[String: String]] {
-        CSVTable.parse(try export(world, kind, options))
+    func table(_ world: TestWorld, _ kind: ReportKind, _ options: ReportOptions = .init()) async throws -> [[String: String]] {
+        CSVTable.parse(try await export(world, kind, options))
     }
 
     /// Compares with `Golden/<name>.csv`, or writes it when `SUBRECON_UPDATE_GOLDEN=1`.

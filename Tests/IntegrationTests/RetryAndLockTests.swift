@@ -57,7 +57,7 @@ import Testing
             try String.fetchAll(db, sql: "SELECT user_id FROM receipts WHERE next_due_at <= ?", arguments: [world.clock.nowMs])
         }
         #expect(due == ["user-active"])
-        let item = try #require(try world.report(.runItems).first { $0["user_id"] == "user-active" })
+        let item = try #require(try await world.report(.runItems).first { $0["user_id"] == "user-active" })
         #expect(item["outcome"] == "failed")
         #expect(item["apple_status"] == "21009")
     }
@@ -137,7 +137,7 @@ import Testing
         let summary = try await world.run()
 
         #expect(summary.exitCode == 0)
-        let statuses = try world.report(.runs).map { $0["status"] ?? "" }
+        let statuses = try await world.report(.runs).map { $0["status"] ?? "" }
         #expect(statuses == ["interrupted", "completed"])
     }
 
@@ -179,6 +179,6 @@ import Testing
         let items = try await world.count("SELECT COUNT(*) FROM run_items")
         let due = try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(world.clock.nowMs)")
         #expect(items + due == 30, "every receipt is either recorded or still due")
-        #expect(try world.report(.runs).last?["status"] == "interrupted")
+        #expect(try await world.report(.runs).last?["status"] == "interrupted")
     }
 }

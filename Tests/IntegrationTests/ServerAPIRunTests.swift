@@ -30,18 +30,18 @@ import Testing
 
         #expect(new.exitCode == 0)
         #expect(new.counts == old.counts)
-        let expected = try viaReceipts.report(.subscriptions)
-        let actual = try viaServerAPI.report(.subscriptions)
+        let expected = try await viaReceipts.report(.subscriptions)
+        let actual = try await viaServerAPI.report(.subscriptions)
         #expect(actual == expected)
         #expect(actual.contains { $0["app_account_token"]?.isEmpty == false })
         // Run items agree on every receipt's outcome and headline.
         let columns = ["user_id", "outcome", "environment", "old_status", "new_status", "new_expires_date_ms"]
-        let oldItems = try viaReceipts.report(.runItems).map { row in columns.map { row[$0] ?? "" } }
-        let newItems = try viaServerAPI.report(.runItems).map { row in columns.map { row[$0] ?? "" } }
+        let oldItems = try await viaReceipts.report(.runItems).map { row in columns.map { row[$0] ?? "" } }
+        let newItems = try await viaServerAPI.report(.runItems).map { row in columns.map { row[$0] ?? "" } }
         #expect(newItems == oldItems)
         // verifyReceipt (exclude-old-transactions) shows only the newest period; the history shows them all.
-        let oldPeriods = Set(try viaReceipts.report(.renewals).map { $0["web_order_line_item_id"] ?? "" })
-        let newPeriods = Set(try viaServerAPI.report(.renewals).map { $0["web_order_line_item_id"] ?? "" })
+        let oldPeriods = Set(try await viaReceipts.report(.renewals).map { $0["web_order_line_item_id"] ?? "" })
+        let newPeriods = Set(try await viaServerAPI.report(.renewals).map { $0["web_order_line_item_id"] ?? "" })
         #expect(oldPeriods.isSubset(of: newPeriods))
         #expect(newPeriods.count > oldPeriods.count)
     }
@@ -69,7 +69,7 @@ import Testing
         #expect(later.count(.updated) == 1)
         #expect(try await world.count("SELECT COUNT(*) FROM renewals") == periodsAfterFirst + 2)
         #expect(world.simulator.statistics().transactionHistoryRequests == historyCalls + 1)
-        let renewals = try world.report(.renewals)
+        let renewals = try await world.report(.renewals)
         #expect(Set(renewals.map { $0["transaction_id"] ?? "" }).count == renewals.count)
     }
 
@@ -81,14 +81,14 @@ import Testing
         try await world.importScenarios([.active, .twoGroups])
         _ = try await world.run()
         let periodsFromVerifyReceipt = try await world.count("SELECT COUNT(*) FROM renewals")
-        let before = try world.report(.subscriptions)
+        let before = try await world.report(.subscriptions)
 
         let first = try await world.runServerAPI(.all)
         let historyCalls = world.simulator.statistics().transactionHistoryRequests
         let second = try await world.runServerAPI(.all)
 
         #expect(first.count(.updated) == 2)  // new periods recorded; the subscriptions themselves as before
-        #expect(try world.report(.subscriptions) == before)
+        #expect(try await world.report(.subscriptions) == before)
         #expect(try await world.count("SELECT COUNT(*) FROM renewals") > periodsFromVerifyReceipt)
         #expect(historyCalls == 2)
         #expect(second.count(.unchanged) == 2)
@@ -107,7 +107,7 @@ import Testing
         let summary = try await world.runServerAPI()
 
         #expect(summary.count(.updated) == 1)
-        let row = try #require(try world.report(.subscriptions).first)
+        let row = try #require(try await world.report(.subscriptions).first)
         #expect(row["original_transaction_id"] == otid)
         #expect(row["status"] == "grace_period")
     }
@@ -127,7 +127,7 @@ import Testing
 
         #expect(summary.count(.invalid) == 2)
         #expect(summary.exitCode == 0)
-        let items = Dictionary(uniqueKeysWithValues: try world.report(.runItems).map { ($0["user_id"] ?? "", $0) })
+        let items = Dictionary(uniqueKeysWithValues: try await world.report(.runItems).map { ($0["user_id"] ?? "", $0) })
         #expect(items["stranger"]?["apple_status"] == "4040010")
         #expect(items["not-a-receipt"]?["message"]?.contains("no transaction id") == true)
         // Production, then the sandbox once, for the stranger only.
@@ -170,7 +170,7 @@ import Testing
         #expect(summary.count(.failed) == 1)
         #expect(summary.exitCode == 1)
         #expect(try await world.subscriptions() == before)
-        let item = try #require(try world.report(.runItems).first)
+        let item = try #require(try await world.report(.runItems).first)
         #expect(item["outcome"] == "failed")
         #expect(item["message"]?.localizedCaseInsensitiveContains(reason) == true, "\(item["message"] ?? "")")
         let due = try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(world.clock.nowMs + Self.day)")
@@ -202,7 +202,7 @@ import Testing
         let summary = try await world.runServerAPI(settings: settings)
 
         #expect(summary.count(.failed) == 1)
-        #expect(try world.report(.runItems).first?["message"]?.contains("not 42") == true)
+        #expect(try await world.report(.runItems).first?["message"]?.contains("not 42") == true)
         #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
     }
 
@@ -213,7 +213,7 @@ import Testing
         world.simulator.setFaults(FaultPlan(steps: [.httpError(429, retryAfterSeconds: 0)]), forSubscriberID: 1)
 
         let summary = try await world.runServerAPI()
-        let metrics = try MetricsFile.render(summary: summary, database: world.database)
+        let metrics = try await world.database.withReadSnapshot { db in try await MetricsFile.render(summary: summary, db) }
 
         #expect(metrics.contains(#"subrecon_last_run_server_api_requests{kind="nightly"} 3"#))
         #expect(metrics.contains(#"subrecon_last_run_server_api_rate_limited{kind="nightly"} 1"#))
@@ -245,7 +245,7 @@ import Testing
         try await world.importScenarios(SimulatedScenario.allCases)
         var settings = try world.serverAPISettings()
         settings.appleAPI = .verifyReceipt
-        let job = ReconciliationJob(settings: settings, database: world.database, clock: world.clock.millisecondsClock, logger: .init(label: "t"))
+        let job = ReconciliationJob(settings: settings, store: world.database, clock: world.clock.millisecondsClock, logger: .init(label: "t"))
 
         let result = try await job.parity(limit: nil)
 
@@ -263,7 +263,7 @@ import Testing
         // The Server API says another app's data for subscriber 2: its outcome differs (failed).
         world.simulator.setFaults(.always(.otherBundleID), forSubscriberID: 2)
         let job = ReconciliationJob(
-            settings: try world.serverAPISettings(), database: world.database, clock: world.clock.millisecondsClock,
+            settings: try world.serverAPISettings(), store: world.database, clock: world.clock.millisecondsClock,
             logger: .init(label: "t"))
 
         let result = try await job.parity(limit: nil)

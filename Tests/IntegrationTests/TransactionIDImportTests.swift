@@ -43,7 +43,7 @@ import Testing
         let summary = try await world.run()
 
         #expect(summary.count(.failed) == 1)
-        let items = try world.report(.runItems)
+        let items = try await world.report(.runItems)
         #expect(items.first?["message"]?.contains("server-api") == true)
         #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
     }

@@ -43,7 +43,7 @@ public struct DemoRun: Sendable {
 
         let databasePath = folder + "/subrecon.sqlite"
         let database = try AppDatabase.open(path: databasePath)
-        _ = try await ReceiptImporter(database: database).importFile(path: importPath, format: .csv, nowMs: nowMs)
+        _ = try await ReceiptImporter(store: database).importFile(path: importPath, format: .csv, nowMs: nowMs)
 
         var serverAPI: ServerAPISettings?
         if appleAPI == .serverAPI {
@@ -60,12 +60,12 @@ public struct DemoRun: Sendable {
             concurrency: 8, products: Set(SimulatedProducts.subscriptionProductIDs), requestTimeout: .seconds(10),
             caFile: nil, warnings: [], appleAPI: appleAPI, serverAPI: serverAPI)
         let job = ReconciliationJob(
-            settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
+            settings: settings, store: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
         let summary = try await job.run(ReconciliationRun.Options(kind: .nightly, selection: .due))
         await simulator.stop()
 
         var csv = Data()
-        try ReportExporter(database: database).export(.subscriptions) { csv.append($0) }
+        try await ReportExporter(store: database).export(.subscriptions) { csv.append($0) }
         return Result(databasePath: databasePath, summary: summary, subscriptionsCSV: String(decoding: csv, as: UTF8.self))
     }
 

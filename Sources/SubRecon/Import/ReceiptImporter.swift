@@ -3,17 +3,17 @@ import Foundation
 /// `subrecon import`: reads a file (or standard input), validates every row, and stores all rows
 /// or, if any row is bad, none.
 public struct ReceiptImporter: Sendable {
-    let database: AppDatabase
+    let store: any SubscriptionStore
     let maxReceiptBytes: Int
     let acceptsTransactionIDOnly: Bool
 
     /// - Parameter acceptsTransactionIDOnly: server-api mode, where a row may have a
     ///   `transaction_id` and no receipt data.
     public init(
-        database: AppDatabase, maxReceiptBytes: Int = ImportFileParser.defaultMaxReceiptBytes,
+        store: any SubscriptionStore, maxReceiptBytes: Int = ImportFileParser.defaultMaxReceiptBytes,
         acceptsTransactionIDOnly: Bool = false
     ) {
-        self.database = database
+        self.store = store
         self.maxReceiptBytes = maxReceiptBytes
         self.acceptsTransactionIDOnly = acceptsTransactionIDOnly
     }
@@ -38,7 +38,7 @@ public struct ReceiptImporter: Sendable {
         let result = parser.parse(data)
         guard result.problems.isEmpty else { throw .badRows(result.problems) }
         do {
-            return try await database.importReceipts(result.rows, nowMs: nowMs)
+            return try await store.importReceipts(result.rows, nowMs: nowMs)
         } catch {
             throw .store(error)
         }

@@ -1,28 +1,27 @@
 import Foundation
-import GRDB
 
 /// Writes Prometheus text exposition format at the end of a run, atomically, for
 /// node_exporter's textfile collector (`--metrics-file /var/lib/node_exporter/subrecon.prom`):
 /// cron monitoring can alert on a stale last success or a non-zero exit.
 public enum MetricsFile {
-    public static func write(to path: String, summary: RunSummary, database: AppDatabase) throws(ReportError) {
+    public static func write(to path: String, summary: RunSummary, store: any SubscriptionStore) async throws(ReportError) {
         let text: String
         do {
-            text = try render(summary: summary, database: database)
+            text = try await store.withReadSnapshot { db in try await render(summary: summary, db) }
         } catch let error as ReportError {
             throw error
         } catch {
             throw .failed("\(error)")
         }
-        try AtomicFile.write(to: path) { handle in handle.write(Data(text.utf8)) }
+        try await AtomicFile.write(to: path) { handle in handle.write(Data(text.utf8)) }
     }
 
-    static func render(summary: RunSummary, database: AppDatabase) throws -> String {
-        try database.writer.read { db in
+    static func render(summary: RunSummary, _ db: any SnapshotQuerying) async throws -> String {
+        do {
             var out = MetricsText()
             let kind = summary.kind.rawValue
-            let lastSuccess = try Int64.fetchOne(
-                db, sql: "SELECT MAX(finished_at) FROM runs WHERE kind = ? AND exit_code = 0", arguments: [kind])
+            let lastSuccess = try await db.integer(
+                "SELECT MAX(finished_at) AS value FROM runs WHERE kind = ? AND exit_code = 0", [.text(kind)])
             out.gauge(
                 "subrecon_last_run_timestamp_seconds", "When the last run finished (Unix time).",
                 [("kind", kind)], Double(summary.finishedAtMs) / 1000)
@@ -55,26 +54,27 @@ public enum MetricsFile {
                     [("kind", kind)], api.achievedRate ?? 0)
             }
             if let runID = summary.runID {
-                let statuses = try Row.fetchAll(
-                    db,
-                    sql: "SELECT apple_status, COUNT(*) AS n FROM run_items WHERE run_id = ? AND apple_status IS NOT NULL GROUP BY apple_status ORDER BY apple_status",
-                    arguments: [runID])
-                for row in statuses {
+                try await db.forEachRow(
+                    "SELECT apple_status, COUNT(*) AS n FROM run_items WHERE run_id = ? AND apple_status IS NOT NULL GROUP BY apple_status ORDER BY apple_status",
+                    [.integer(runID)]
+                ) { row in
                     out.gauge(
                         "subrecon_last_run_apple_status", "Apple statuses answered in the last run.",
-                        [("kind", kind), ("status", String(row["apple_status"] as Int64))], Double(row["n"] as Int64))
+                        [("kind", kind), ("status", String(try row.requiredInteger("apple_status")))],
+                        Double(try row.requiredInteger("n")))
                 }
             }
             let byStatus = Dictionary(
-                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status")
-                    .map { ($0["status"] as String, $0["n"] as Int64) })
+                uniqueKeysWithValues: try await db.all("SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status") {
+                    (try $0.requiredText("status"), try $0.requiredInteger("n"))
+                })
             for status in SubscriptionStatus.allCases {
                 out.gauge(
                     "subrecon_subscriptions", "Stored subscriptions by status.", [("status", status.rawValue)],
                     Double(byStatus[status.rawValue] ?? 0))
             }
-            let due = try Int64.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM receipts WHERE next_due_at <= ?", arguments: [summary.finishedAtMs]) ?? 0
+            let due = try await db.integer(
+                "SELECT COUNT(*) AS value FROM receipts WHERE next_due_at <= ?", [.integer(summary.finishedAtMs)]) ?? 0
             out.gauge("subrecon_receipts_due", "Receipts due when the last run finished.", [], Double(due))
             return out.text
         }

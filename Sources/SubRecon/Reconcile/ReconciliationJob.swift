@@ -3,20 +3,20 @@ import Foundation
 import Logging
 import SubReconHTTP
 
-/// Wires the live parts together for `run` and `user`: the SQLite store, libcurl, verifyReceipt.
+/// Wires the live parts together for `run` and `user`: the store, libcurl, the chosen Apple API.
 public struct ReconciliationJob: Sendable {
     public let settings: Settings
-    public let database: AppDatabase
+    public let store: any SubscriptionStore
     let clock: @Sendable () -> Int64
     let stopSignal: StopSignal
     let logger: Logger
 
     public init(
-        settings: Settings, database: AppDatabase, clock: @escaping @Sendable () -> Int64,
+        settings: Settings, store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64,
         stopSignal: StopSignal = StopSignal(), logger: Logger
     ) {
         self.settings = settings
-        self.database = database
+        self.store = store
         self.clock = clock
         self.stopSignal = stopSignal
         self.logger = logger
@@ -29,10 +29,10 @@ public struct ReconciliationJob: Sendable {
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         let limiter = APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
-        var database = database
-        database.readsServerAPIContext = settings.appleAPI == .serverAPI
+        var store = store
+        store.readsServerAPIContext = settings.appleAPI == .serverAPI
         let pipeline = ReconciliationRun(
-            store: database, verifier: try verifier(transport: transport, api: settings.appleAPI, limiter: limiter),
+            store: store, verifier: try verifier(transport: transport, api: settings.appleAPI, limiter: limiter),
             reconciler: ReceiptReconciler(products: settings.products),
             clock: clock, stopSignal: stopSignal, logger: logger)
         var options = options
@@ -48,10 +48,10 @@ public struct ReconciliationJob: Sendable {
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         let limiter = APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
-        var database = database
-        database.readsServerAPIContext = true
+        var store = store
+        store.readsServerAPIContext = true
         let check = ParityCheck(
-            store: database, verifyReceipt: try verifier(transport: transport, api: .verifyReceipt, limiter: limiter),
+            store: store, verifyReceipt: try verifier(transport: transport, api: .verifyReceipt, limiter: limiter),
             serverAPI: try verifier(transport: transport, api: .serverAPI, limiter: limiter),
             reconciler: ReceiptReconciler(products: settings.products), clock: clock, concurrency: settings.concurrency,
             logger: logger)

@@ -71,6 +71,16 @@ public struct ReconciliationRun: Sendable {
     /// in a dry run, as it would be) and the end. Throws only for run-level failures: the lock is
     /// held, or the store failed.
     public func run(_ options: Options, observers: [any RunObserver] = []) async throws(RunFailure) -> RunSummary {
+        var options = options
+        let claims = store.splitsDueReceipts && options.selection == .due
+        if store.splitsDueReceipts {
+            // Several workers cooperate through claims (PostgreSQL): no run lock, and the
+            // heartbeat that renews the claims beats every third of their timeout.
+            options.takesRunLock = false
+            options.leaseMs = store.claimTimeoutMs
+            // A dry run reads the due receipts without claiming them: it writes nothing at all.
+            if options.dryRun, options.selection == .due { options.selection = .duePreview }
+        }
         let lockToken = UUID().uuidString
         if options.takesRunLock {
             switch try await storeCall({ () async throws(StoreError) in
@@ -83,17 +93,24 @@ public struct ReconciliationRun: Sendable {
             }
         }
         do {
-            let summary = try await runLocked(options, lockToken: lockToken, observers: observers)
-            if options.takesRunLock { try? await store.releaseRunLock(token: lockToken) }
+            let summary = try await runLocked(options, claims: claims, lockToken: lockToken, observers: observers)
+            try? await release(options, claims: claims, lockToken: lockToken)
             return summary
         } catch {
-            if options.takesRunLock { try? await store.releaseRunLock(token: lockToken) }
+            try? await release(options, claims: claims, lockToken: lockToken)
             throw error
         }
     }
 
+    /// Gives back the run lock, or the receipts claimed (read ahead) but not written, at once
+    /// rather than when the lease or the claims run out.
+    private func release(_ options: Options, claims: Bool, lockToken: String) async throws(StoreError) {
+        if options.takesRunLock { try await store.releaseRunLock(token: lockToken) }
+        if claims, !options.dryRun { try await store.releaseClaims() }
+    }
+
     private func runLocked(
-        _ options: Options, lockToken: String, observers: [any RunObserver]
+        _ options: Options, claims: Bool, lockToken: String, observers: [any RunObserver]
     ) async throws(RunFailure) -> RunSummary {
         let startedAt = clock()
         var total = try await storeCall { () async throws(StoreError) in
@@ -219,7 +236,9 @@ public struct ReconciliationRun: Sendable {
             }
         } catch {
             let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: "\(error)"))
-            if let runID { try? await store.finishRun(id: runID, status: .aborted, exitCode: 74, nowMs: clock()) }
+            if let runID {
+                try? await store.finishRun(id: runID, status: .aborted, exitCode: 74, nowMs: clock(), receiptsTotal: nil)
+            }
             throw failure
         }
 
@@ -232,7 +251,14 @@ public struct ReconciliationRun: Sendable {
         } else {
             status = .completed
         }
-        let remaining = max(0, total - counts.values.reduce(0, +))
+        let processed = counts.values.reduce(0, +)
+        var remaining = max(0, total - processed)
+        if claims, !options.dryRun {
+            // The other workers took their share: this worker's total is what it did, and what
+            // is left is only what nobody took (when this run ended early).
+            total = processed
+            remaining = endedEarly == nil ? 0 : ((try? await store.countReceipts(.due, nowMs: startedAt)) ?? 0)
+        }
         let summary = RunSummary(
             runID: runID, kind: options.kind, receiptsTotal: total, counts: counts, stoppedBy: stoppedBy,
             status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: endedEarly?.description,
@@ -240,7 +266,8 @@ public struct ReconciliationRun: Sendable {
         if let runID {
             try await storeCall { () async throws(StoreError) in
                 try await store.finishRun(
-                    id: runID, status: summary.status, exitCode: summary.exitCode, nowMs: summary.finishedAtMs)
+                    id: runID, status: summary.status, exitCode: summary.exitCode, nowMs: summary.finishedAtMs,
+                    receiptsTotal: claims ? total : nil)
             }
         }
         for observer in observers { observer.runFinished(summary) }

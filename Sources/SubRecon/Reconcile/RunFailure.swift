@@ -10,7 +10,7 @@ public enum RunFailure: Error, Sendable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .locked: 75
-        case .store: 74
+        case .store(let error): error.isConfiguration ? 2 : 74
         case .configuration: 2
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Writes a file so that it appears whole or not at all: into a temporary file (mode 0600) in
 /// the same folder, then renamed over the target. A failed report never leaves a partial file.
 public enum AtomicFile {
-    public static func write(to path: String, _ body: (FileHandle) throws -> Void) throws(ReportError) {
+    public static func write(to path: String, _ body: (FileHandle) async throws -> Void) async throws(ReportError) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())"
@@ -11,7 +11,7 @@ public enum AtomicFile {
         guard fd >= 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         do {
-            try body(handle)
+            try await body(handle)
             try handle.synchronize()
             try handle.close()
         } catch {

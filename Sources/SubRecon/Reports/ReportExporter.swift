@@ -1,33 +1,33 @@
 import Foundation
-import GRDB
 
-/// Writes a report as CSV, streaming rows from the database (a read transaction: a consistent
-/// snapshot even while a run writes). Reports never call Apple.
+/// Writes a report as CSV, streaming rows from the store (one read snapshot: consistent even
+/// while a run writes). The SQL is the same on both stores, so the same data gives the same
+/// bytes; text keys order by their bytes on both. Reports never call Apple.
 public struct ReportExporter: Sendable {
-    let database: AppDatabase
+    let store: any SubscriptionStore
 
-    public init(database: AppDatabase) { self.database = database }
+    public init(store: any SubscriptionStore) { self.store = store }
 
     /// - Parameter runID: for `run-items` and `changes`; nil means the latest run of either kind.
-    public func export(_ kind: ReportKind, runID: Int64? = nil, to sink: @escaping CSVWriter.Sink) throws(ReportError) {
-        try export(kind, options: ReportOptions(runID: runID, nowMs: Self.wallClockMs()), to: sink)
+    public func export(_ kind: ReportKind, runID: Int64? = nil, to sink: @escaping CSVWriter.Sink) async throws(ReportError) {
+        try await export(kind, options: ReportOptions(runID: runID, nowMs: Self.wallClockMs()), to: sink)
     }
 
     /// Writes `kind`, narrowed by `options` (see ``ReportOptions/parse(kind:runID:since:until:within:nowMs:)``).
-    public func export(_ kind: ReportKind, options: ReportOptions, to sink: @escaping CSVWriter.Sink) throws(ReportError) {
+    public func export(_ kind: ReportKind, options: ReportOptions, to sink: @escaping CSVWriter.Sink) async throws(ReportError) {
         do {
-            try database.writer.read { db in
+            try await store.withReadSnapshot { db in
                 var csv = CSVWriter(sink: sink)
                 try csv.writeRow(kind.columns)
                 switch kind {
-                case .subscriptions: try Self.subscriptions(db, &csv)
-                case .renewals: try Self.renewals(db, &csv)
-                case .runs: try Self.runs(db, options, &csv)
-                case .runItems: try Self.runItems(db, runID: options.runID, &csv)
-                case .changes: try Self.changes(db, options, &csv)
-                case .expiring: try Self.expiring(db, options, &csv)
-                case .unrecorded: try Self.unrecorded(db, options, &csv)
-                case .shared: try Self.shared(db, &csv)
+                case .subscriptions: try await Self.subscriptions(db, &csv)
+                case .renewals: try await Self.renewals(db, &csv)
+                case .runs: try await Self.runs(db, options, &csv)
+                case .runItems: try await Self.runItems(db, runID: options.runID, &csv)
+                case .changes: try await Self.changes(db, options, &csv)
+                case .expiring: try await Self.expiring(db, options, &csv)
+                case .unrecorded: try await Self.unrecorded(db, options, &csv)
+                case .shared: try await Self.shared(db, &csv)
                 }
                 try csv.finish()
             }
@@ -38,91 +38,87 @@ public struct ReportExporter: Sendable {
         }
     }
 
-    private static func subscriptions(_ db: Database, _ csv: inout CSVWriter) throws {
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
+    private static func subscriptions(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
+        try await db.forEachRow(
+            """
                 SELECT user_id, original_transaction_id, product_id, status, expires_date_ms, auto_renew_status,
                        auto_renew_product_id, expiration_intent, grace_period_expires_date_ms, is_in_billing_retry,
                        environment, last_verified_at, cancellation_date_ms, app_account_token
                 FROM subscriptions ORDER BY user_id, original_transaction_id
-                """)
-        while let row = try rows.next() {
-            let status: String = row["status"]
+                """, []
+        ) { row in
+            let status = try row.requiredText("status")
             let entitled = SubscriptionStatus(rawValue: status)?.isEntitled ?? false
-            let expires: Int64 = row["expires_date_ms"]
+            let expires = try row.requiredInteger("expires_date_ms")
             try csv.writeRow([
-                row["user_id"], row["original_transaction_id"], row["product_id"], status, entitled ? "true" : "false",
-                ISO8601.string(fromMilliseconds: expires), String(expires), flag(row["auto_renew_status"]),
-                row["auto_renew_product_id"], (row["expiration_intent"] as Int?).map(String.init),
-                (row["grace_period_expires_date_ms"] as Int64?).map(ISO8601.string(fromMilliseconds:)),
-                flag(row["is_in_billing_retry"]), row["environment"],
-                (row["last_verified_at"] as Int64?).map(ISO8601.string(fromMilliseconds:)),
+                row.text("user_id"), row.text("original_transaction_id"), row.text("product_id"), status, entitled ? "true" : "false",
+                ISO8601.string(fromMilliseconds: expires), String(expires), flag(row.integer("auto_renew_status")),
+                row.text("auto_renew_product_id"), row.integer("expiration_intent").map(String.init),
+                row.integer("grace_period_expires_date_ms").map(ISO8601.string(fromMilliseconds:)),
+                flag(row.integer("is_in_billing_retry")), row.text("environment"),
+                row.integer("last_verified_at").map(ISO8601.string(fromMilliseconds:)),
                 status == SubscriptionStatus.refunded.rawValue
-                    ? (row["cancellation_date_ms"] as Int64?).map(String.init) : nil,
-                row["app_account_token"],
+                    ? row.integer("cancellation_date_ms").map(String.init) : nil,
+                row.text("app_account_token"),
             ])
         }
     }
 
-    private static func renewals(_ db: Database, _ csv: inout CSVWriter) throws {
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
+    private static func renewals(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
+        try await db.forEachRow(
+            """
                 SELECT transaction_id, original_transaction_id, web_order_line_item_id, user_id, product_id,
                        purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
                        is_in_intro_offer_period, first_seen_run_id
                 FROM renewals ORDER BY user_id, original_transaction_id, expires_date_ms, period_key
-                """)
-        while let row = try rows.next() {
+                """, []
+        ) { row in
             try csv.writeRow([
-                row["transaction_id"], row["original_transaction_id"], row["web_order_line_item_id"], row["user_id"],
-                row["product_id"], number(row["purchase_date_ms"]), number(row["expires_date_ms"]),
-                number(row["cancellation_date_ms"]), (row["is_trial_period"] as Bool) ? "true" : "false",
-                (row["is_in_intro_offer_period"] as Bool) ? "true" : "false", number(row["first_seen_run_id"]),
+                row.text("transaction_id"), row.text("original_transaction_id"), row.text("web_order_line_item_id"), row.text("user_id"),
+                row.text("product_id"), number(row.integer("purchase_date_ms")), number(row.integer("expires_date_ms")),
+                number(row.integer("cancellation_date_ms")), (row.flag("is_trial_period") == true) ? "true" : "false",
+                (row.flag("is_in_intro_offer_period") == true) ? "true" : "false", number(row.integer("first_seen_run_id")),
             ])
         }
     }
 
-    private static func runs(_ db: Database, _ options: ReportOptions, _ csv: inout CSVWriter) throws {
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
+    private static func runs(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
+        try await db.forEachRow(
+            """
                 SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
                        invalid, failed, exit_code
                 FROM runs WHERE started_at >= ? AND started_at < ? ORDER BY id
-                """, arguments: [options.sinceMs ?? .min, options.untilMs ?? .max])
-        while let row = try rows.next() {
+                """, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
+        ) { row in
             try csv.writeRow([
-                number(row["id"]), row["kind"], time(row["started_at"]), time(row["finished_at"]), row["status"],
-                number(row["receipts_total"]), number(row["verified"]), number(row["updated"]),
-                number(row["unchanged"]), number(row["invalid"]), number(row["failed"]), number(row["exit_code"]),
+                number(row.integer("id")), row.text("kind"), time(row.integer("started_at")), time(row.integer("finished_at")), row.text("status"),
+                number(row.integer("receipts_total")), number(row.integer("verified")), number(row.integer("updated")),
+                number(row.integer("unchanged")), number(row.integer("invalid")), number(row.integer("failed")), number(row.integer("exit_code")),
             ])
         }
     }
 
-    private static func runItems(_ db: Database, runID: Int64?, _ csv: inout CSVWriter) throws {
-        guard let chosen = try chosenRun(db, runID) else { return }
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
+    private static func runItems(_ db: any SnapshotQuerying, runID: Int64?, _ csv: inout CSVWriter) async throws {
+        guard let chosen = try await chosenRun(db, runID) else { return }
+        try await db.forEachRow(
+            """
                 SELECT run_id, receipt_id, user_id, outcome, apple_status, environment, old_status, new_status,
                        old_expires_date_ms, new_expires_date_ms, message
                 FROM run_items WHERE run_id = ? ORDER BY receipt_id
-                """, arguments: [chosen])
-        while let row = try rows.next() {
+                """, [.integer(chosen)]
+        ) { row in
             try csv.writeRow([
-                number(row["run_id"]), number(row["receipt_id"]), row["user_id"], row["outcome"],
-                number(row["apple_status"]), row["environment"], row["old_status"], row["new_status"],
-                number(row["old_expires_date_ms"]), number(row["new_expires_date_ms"]), row["message"],
+                number(row.integer("run_id")), number(row.integer("receipt_id")), row.text("user_id"), row.text("outcome"),
+                number(row.integer("apple_status")), row.text("environment"), row.text("old_status"), row.text("new_status"),
+                number(row.integer("old_expires_date_ms")), number(row.integer("new_expires_date_ms")), row.text("message"),
             ])
         }
     }
 
     /// The run `--run` names (which must exist), or the latest run of either kind; nil when there is none.
-    private static func chosenRun(_ db: Database, _ runID: Int64?) throws -> Int64? {
-        guard let runID else { return try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM runs") }
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM runs WHERE id = ?", arguments: [runID]) == true else {
+    private static func chosenRun(_ db: any SnapshotQuerying, _ runID: Int64?) async throws -> Int64? {
+        guard let runID else { return try await db.integer("SELECT MAX(id) AS value FROM runs") }
+        guard try await db.integer("SELECT 1 AS value FROM runs WHERE id = ?", [.integer(runID)]) != nil else {
             throw ReportError.unknownRun(runID)
         }
         return runID
@@ -130,7 +126,7 @@ public struct ReportExporter: Sendable {
 
     /// Every subscription change of one run (`--run`, default the latest), or of every run that
     /// started in the `--since/--until` window.
-    private static func changes(_ db: Database, _ options: ReportOptions, _ csv: inout CSVWriter) throws {
+    private static func changes(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         let columns = """
             SELECT c.run_id, c.user_id, c.original_transaction_id, c.change, c.old_status, c.new_status,
                    c.old_product_id, c.new_product_id, c.old_expires_date_ms, c.new_expires_date_ms,
@@ -139,24 +135,24 @@ public struct ReportExporter: Sendable {
             FROM subscription_changes c
             """
         let order = "ORDER BY c.run_id, c.user_id, c.original_transaction_id, c.id"
-        let rows: RowCursor
+        let sql: String
+        let arguments: [SQLArgument]
         if options.sinceMs != nil || options.untilMs != nil {
-            rows = try Row.fetchCursor(
-                db,
-                sql: "\(columns) JOIN runs r ON r.id = c.run_id WHERE r.started_at >= ? AND r.started_at < ? \(order)",
-                arguments: [options.sinceMs ?? .min, options.untilMs ?? .max])
+            sql = "\(columns) JOIN runs r ON r.id = c.run_id WHERE r.started_at >= ? AND r.started_at < ? \(order)"
+            arguments = [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
         } else {
-            guard let run = try chosenRun(db, options.runID) else { return }
-            rows = try Row.fetchCursor(db, sql: "\(columns) WHERE c.run_id = ? \(order)", arguments: [run])
+            guard let run = try await chosenRun(db, options.runID) else { return }
+            sql = "\(columns) WHERE c.run_id = ? \(order)"
+            arguments = [.integer(run)]
         }
-        while let row = try rows.next() {
+        try await db.forEachRow(sql, arguments) { row in
             try csv.writeRow([
-                number(row["run_id"]), row["user_id"], row["original_transaction_id"], row["change"], row["old_status"],
-                row["new_status"], row["old_product_id"], row["new_product_id"], time(row["old_expires_date_ms"]),
-                time(row["new_expires_date_ms"]), flag(row["old_auto_renew_status"]),
-                flag(row["new_auto_renew_status"]), row["old_auto_renew_product_id"],
-                row["new_auto_renew_product_id"], number(row["old_expires_date_ms"]),
-                number(row["new_expires_date_ms"]), number(row["receipt_id"]), time(row["recorded_at"]),
+                number(row.integer("run_id")), row.text("user_id"), row.text("original_transaction_id"), row.text("change"), row.text("old_status"),
+                row.text("new_status"), row.text("old_product_id"), row.text("new_product_id"), time(row.integer("old_expires_date_ms")),
+                time(row.integer("new_expires_date_ms")), flag(row.integer("old_auto_renew_status")),
+                flag(row.integer("new_auto_renew_status")), row.text("old_auto_renew_product_id"),
+                row.text("new_auto_renew_product_id"), number(row.integer("old_expires_date_ms")),
+                number(row.integer("new_expires_date_ms")), number(row.integer("receipt_id")), time(row.integer("recorded_at")),
             ])
         }
     }
@@ -166,27 +162,26 @@ public struct ReportExporter: Sendable {
     /// (`auto_renew_status` 1: expected revenue; 0: expected churn) so one file serves support
     /// and finance; filter on the column. Rows whose stored end has already passed are stale
     /// until the next verification and are left out: they do not end "within" anything.
-    private static func expiring(_ db: Database, _ options: ReportOptions, _ csv: inout CSVWriter) throws {
+    private static func expiring(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         let (end, overflow) = options.nowMs.addingReportingOverflow(options.withinMs)
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
+        try await db.forEachRow(
+            """
                 SELECT * FROM (
                     SELECT user_id, original_transaction_id, product_id, status, expires_date_ms,
                            grace_period_expires_date_ms, auto_renew_status, auto_renew_product_id, environment,
                            last_verified_at,
                            CASE WHEN status = 'grace_period' AND grace_period_expires_date_ms IS NOT NULL
                                 THEN grace_period_expires_date_ms ELSE expires_date_ms END AS access_ends_ms
-                    FROM subscriptions WHERE status IN ('active', 'grace_period'))
+                    FROM subscriptions WHERE status IN ('active', 'grace_period')) AS entitled
                 WHERE access_ends_ms >= ? AND access_ends_ms <= ?
                 ORDER BY access_ends_ms, user_id, original_transaction_id
-                """, arguments: [options.nowMs, overflow ? Int64.max : end])
-        while let row = try rows.next() {
+                """, [.integer(options.nowMs), .integer(overflow ? Int64.max : end)]
+        ) { row in
             try csv.writeRow([
-                row["user_id"], row["original_transaction_id"], row["product_id"], row["status"],
-                time(row["access_ends_ms"]), time(row["expires_date_ms"]), number(row["expires_date_ms"]),
-                time(row["grace_period_expires_date_ms"]), flag(row["auto_renew_status"]),
-                row["auto_renew_product_id"], row["environment"], time(row["last_verified_at"]),
+                row.text("user_id"), row.text("original_transaction_id"), row.text("product_id"), row.text("status"),
+                time(row.integer("access_ends_ms")), time(row.integer("expires_date_ms")), number(row.integer("expires_date_ms")),
+                time(row.integer("grace_period_expires_date_ms")), flag(row.integer("auto_renew_status")),
+                row.text("auto_renew_product_id"), row.text("environment"), time(row.integer("last_verified_at")),
             ])
         }
     }
@@ -195,10 +190,9 @@ public struct ReportExporter: Sendable {
     /// transactions, so each period a run first saw is one the app server never told us about.
     /// `purchased_after_import` narrows that to periods Apple billed after the app server handed
     /// the receipt over, which the app's copy of the receipt cannot contain.
-    private static func unrecorded(_ db: Database, _ options: ReportOptions, _ csv: inout CSVWriter) throws {
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
+    private static func unrecorded(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
+        try await db.forEachRow(
+            """
                 SELECT n.user_id, n.original_transaction_id, n.transaction_id, n.web_order_line_item_id, n.product_id,
                        n.purchase_date_ms, n.expires_date_ms, n.cancellation_date_ms, n.is_trial_period,
                        n.is_in_intro_offer_period, n.first_seen_at, n.first_seen_run_id, r.kind AS run_kind,
@@ -208,19 +202,19 @@ public struct ReportExporter: Sendable {
                 LEFT JOIN receipts p ON p.id = n.receipt_id
                 WHERE n.first_seen_at >= ? AND n.first_seen_at < ?
                 ORDER BY n.first_seen_at, n.user_id, n.original_transaction_id, n.expires_date_ms, n.period_key
-                """, arguments: [options.sinceMs ?? .min, options.untilMs ?? .max])
-        while let row = try rows.next() {
-            let purchased: Int64? = row["purchase_date_ms"]
-            let imported: Int64? = row["receipt_imported_at"]
+                """, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
+        ) { row in
+            let purchased = try row.integer("purchase_date_ms")
+            let imported = try row.integer("receipt_imported_at")
             let afterImport: String? =
                 if let purchased, let imported { purchased > imported ? "true" : "false" } else { nil }
             try csv.writeRow([
-                row["user_id"], row["original_transaction_id"], row["transaction_id"], row["web_order_line_item_id"],
-                row["product_id"], time(purchased), number(purchased), time(row["expires_date_ms"]),
-                number(row["expires_date_ms"]), number(row["cancellation_date_ms"]),
-                (row["is_trial_period"] as Bool) ? "true" : "false",
-                (row["is_in_intro_offer_period"] as Bool) ? "true" : "false", time(row["first_seen_at"]),
-                number(row["first_seen_run_id"]), row["run_kind"], number(row["receipt_id"]), time(imported),
+                row.text("user_id"), row.text("original_transaction_id"), row.text("transaction_id"), row.text("web_order_line_item_id"),
+                row.text("product_id"), time(purchased), number(purchased), time(row.integer("expires_date_ms")),
+                number(row.integer("expires_date_ms")), number(row.integer("cancellation_date_ms")),
+                (row.flag("is_trial_period") == true) ? "true" : "false",
+                (row.flag("is_in_intro_offer_period") == true) ? "true" : "false", time(row.integer("first_seen_at")),
+                number(row.integer("first_seen_run_id")), row.text("run_kind"), number(row.integer("receipt_id")), time(imported),
                 afterImport,
             ])
         }
@@ -228,10 +222,9 @@ public struct ReportExporter: Sendable {
 
     /// One row per (original_transaction_id, user) for every Apple subscription that more than
     /// one user claims, earliest receipt first: the first claimant is usually the buyer.
-    private static func shared(_ db: Database, _ csv: inout CSVWriter) throws {
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
+    private static func shared(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
+        try await db.forEachRow(
+            """
                 SELECT s.original_transaction_id, c.users, s.user_id, s.receipt_id, p.imported_at AS receipt_imported_at,
                        s.product_id, s.status, s.expires_date_ms, s.ownership_type, s.first_seen_at, s.last_verified_at
                 FROM subscriptions s
@@ -240,15 +233,15 @@ public struct ReportExporter: Sendable {
                   ON c.original_transaction_id = s.original_transaction_id
                 LEFT JOIN receipts p ON p.id = s.receipt_id
                 ORDER BY s.original_transaction_id, p.imported_at IS NULL, p.imported_at, s.user_id
-                """)
-        while let row = try rows.next() {
-            let status: String = row["status"]
+                """, []
+        ) { row in
+            let status = try row.requiredText("status")
             let entitled = SubscriptionStatus(rawValue: status)?.isEntitled ?? false
             try csv.writeRow([
-                row["original_transaction_id"], number(row["users"]), row["user_id"], number(row["receipt_id"]),
-                time(row["receipt_imported_at"]), row["product_id"], status, entitled ? "true" : "false",
-                time(row["expires_date_ms"]), number(row["expires_date_ms"]), row["ownership_type"],
-                time(row["first_seen_at"]), time(row["last_verified_at"]),
+                row.text("original_transaction_id"), number(row.integer("users")), row.text("user_id"), number(row.integer("receipt_id")),
+                time(row.integer("receipt_imported_at")), row.text("product_id"), status, entitled ? "true" : "false",
+                time(row.integer("expires_date_ms")), number(row.integer("expires_date_ms")), row.text("ownership_type"),
+                time(row.integer("first_seen_at")), time(row.integer("last_verified_at")),
             ])
         }
     }
@@ -257,7 +250,7 @@ public struct ReportExporter: Sendable {
 
     private static func time(_ value: Int64?) -> String? { value.map(ISO8601.string(fromMilliseconds:)) }
     private static func number(_ value: Int64?) -> String? { value.map(String.init) }
-    private static func flag(_ value: Bool?) -> String? { value.map { $0 ? "1" : "0" } }
+    private static func flag(_ value: Int64?) -> String? { value.map { $0 != 0 ? "1" : "0" } }
 }
 
 /// Why a report could not be written.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The operator's one screen (`subrecon status`): subscriptions by status, receipts due and by
 /// verification state, the last runs, and the receipts that keep failing. Read in one read
@@ -75,65 +74,74 @@ public struct StatusReport: Sendable, Equatable, Codable {
     public static let failingLimit = 10
     static let verificationStates = ["pending", "verified", "flagged", "invalid", "account_gone", "failed"]
 
-    /// Reads the whole status at once.
-    public static func load(from database: AppDatabase, nowMs: Int64) async throws(StoreError) -> StatusReport {
-        try await database.read("reading the status") { db in try read(db, nowMs: nowMs) }
+    /// Reads the whole status at once, from one snapshot.
+    public static func load(from store: any SubscriptionStore, nowMs: Int64) async throws(StoreError) -> StatusReport {
+        do {
+            return try await store.withReadSnapshot { db in try await read(db, nowMs: nowMs) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .failed(operation: "reading the status", reason: "\(error)")
+        }
     }
 
-    static func read(_ db: Database, nowMs: Int64) throws -> StatusReport {
+    static func read(_ db: any SnapshotQuerying, nowMs: Int64) async throws -> StatusReport {
         var byStatus = Dictionary(uniqueKeysWithValues: SubscriptionStatus.allCases.map { ($0.rawValue, 0) })
-        for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status") {
-            byStatus[row["status"], default: 0] += row["n"] as Int
+        try await db.forEachRow("SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status", []) { row in
+            byStatus[try row.requiredText("status"), default: 0] += Int(try row.requiredInteger("n"))
         }
         let entitled = SubscriptionStatus.allCases.filter(\.isEntitled).reduce(0) { $0 + (byStatus[$1.rawValue] ?? 0) }
 
         var states = verificationStates.map { ReceiptState(state: $0, receipts: 0, dueNow: 0) }
-        for row in try Row.fetchAll(
-            db,
-            sql: """
-                SELECT verification_state AS state, COUNT(*) AS n, SUM(next_due_at <= ?) AS due
-                FROM receipts GROUP BY verification_state
-                """, arguments: [nowMs])
-        {
-            let state: String = row["state"]
-            let entry = ReceiptState(state: state, receipts: row["n"], dueNow: (row["due"] as Int?) ?? 0)
+        try await db.forEachRow(
+            """
+            SELECT verification_state AS state, COUNT(*) AS n,
+                   CAST(SUM(CASE WHEN next_due_at <= ? THEN 1 ELSE 0 END) AS BIGINT) AS due
+            FROM receipts GROUP BY verification_state
+            """, [.integer(nowMs)]
+        ) { row in
+            let state = try row.requiredText("state")
+            let entry = ReceiptState(
+                state: state, receipts: Int(try row.requiredInteger("n")), dueNow: Int(try row.integer("due") ?? 0))
             if let index = states.firstIndex(where: { $0.state == state }) { states[index] = entry } else { states.append(entry) }
         }
 
-        let runs = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
-                       invalid, failed, exit_code
-                FROM runs ORDER BY id DESC LIMIT ?
-                """, arguments: [runLimit]
-        ).map { row in
-            let started: Int64 = row["started_at"]
-            let finished: Int64? = row["finished_at"]
+        let runs = try await db.all(
+            """
+            SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
+                   invalid, failed, exit_code
+            FROM runs ORDER BY id DESC LIMIT ?
+            """, [.integer(Int64(runLimit))]
+        ) { row in
+            let started = try row.requiredInteger("started_at")
+            let finished = try row.integer("finished_at")
             return Run(
-                runId: row["id"], kind: row["kind"], startedAt: ISO8601.string(fromMilliseconds: started),
+                runId: try row.requiredInteger("id"), kind: try row.requiredText("kind"),
+                startedAt: ISO8601.string(fromMilliseconds: started),
                 finishedAt: finished.map(ISO8601.string(fromMilliseconds:)),
-                durationMs: max(0, (finished ?? nowMs) - started), status: row["status"],
-                receiptsTotal: row["receipts_total"], verified: row["verified"], updated: row["updated"],
-                unchanged: row["unchanged"], invalid: row["invalid"], failed: row["failed"], exitCode: row["exit_code"])
+                durationMs: max(0, (finished ?? nowMs) - started), status: try row.requiredText("status"),
+                receiptsTotal: Int(try row.requiredInteger("receipts_total")), verified: Int(try row.requiredInteger("verified")),
+                updated: Int(try row.requiredInteger("updated")), unchanged: Int(try row.requiredInteger("unchanged")),
+                invalid: Int(try row.requiredInteger("invalid")), failed: Int(try row.requiredInteger("failed")),
+                exitCode: try row.integer("exit_code").map { Int($0) })
         }
 
-        let failingTotal = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM receipts WHERE consecutive_failures >= ?",
-            arguments: [repeatedFailureThreshold]) ?? 0
-        let failing = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, user_id, consecutive_failures, last_apple_status, last_attempt_at, last_message
-                FROM receipts WHERE consecutive_failures >= ?
-                ORDER BY consecutive_failures DESC, id LIMIT ?
-                """, arguments: [repeatedFailureThreshold, failingLimit]
-        ).map { row in
+        let failingTotal = try await db.integer(
+            "SELECT COUNT(*) AS value FROM receipts WHERE consecutive_failures >= ?",
+            [.integer(Int64(repeatedFailureThreshold))]) ?? 0
+        let failing = try await db.all(
+            """
+            SELECT id, user_id, consecutive_failures, last_apple_status, last_attempt_at, last_message
+            FROM receipts WHERE consecutive_failures >= ?
+            ORDER BY consecutive_failures DESC, id LIMIT ?
+            """, [.integer(Int64(repeatedFailureThreshold)), .integer(Int64(failingLimit))]
+        ) { row in
             FailingReceipt(
-                receiptId: row["id"], userId: row["user_id"], consecutiveFailures: row["consecutive_failures"],
-                lastAppleStatus: row["last_apple_status"],
-                lastAttemptAt: (row["last_attempt_at"] as Int64?).map(ISO8601.string(fromMilliseconds:)),
-                lastMessage: row["last_message"])
+                receiptId: try row.requiredInteger("id"), userId: try row.requiredText("user_id"),
+                consecutiveFailures: Int(try row.requiredInteger("consecutive_failures")),
+                lastAppleStatus: try row.integer("last_apple_status").map { Int($0) },
+                lastAttemptAt: try row.integer("last_attempt_at").map(ISO8601.string(fromMilliseconds:)),
+                lastMessage: try row.text("last_message"))
         }
 
         return StatusReport(
@@ -142,7 +150,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
             receipts: Receipts(
                 total: states.reduce(0) { $0 + $1.receipts }, dueNow: states.reduce(0) { $0 + $1.dueNow },
                 byState: states),
-            lastRuns: runs, failingTotal: failingTotal, failingReceipts: failing)
+            lastRuns: runs, failingTotal: Int(failingTotal), failingReceipts: failing)
     }
 
     // MARK: - Rendering

@@ -19,3 +19,11 @@ public struct ReceiptDigest: Sendable, Equatable {
         self.init(data: latest)
     }
 }
+
+extension ReceiptDigest {
+    /// The SHA-256 of `data`: the precomputed digest when it is of these very bytes (a digest of
+    /// other data would key a wrong version), else computed now.
+    static func sha256Hex(of data: String, precomputed: ReceiptDigest?) -> String {
+        precomputed.flatMap { $0.data == data ? $0.sha256Hex : nil } ?? ReceiptFingerprint.sha256Hex(data)
+    }
+}

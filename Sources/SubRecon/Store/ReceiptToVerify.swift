@@ -66,13 +66,20 @@ public struct ReceiptToVerify: Sendable, Equatable, FetchableRecord {
         if row.hasColumn("transaction_id") { context.importedTransactionID = row["transaction_id"] }
         if row.hasColumn("history_revision") { context.historyRevision = row["history_revision"] }
         if row.hasColumn("known_subscriptions"), let known = row["known_subscriptions"] as String? {
-            for pair in known.split(separator: ",") {
-                let parts = pair.split(separator: " ", maxSplits: 1)
-                guard let otid = parts.first else { continue }
-                let newest: String? = parts.count > 1 ? String(parts[1]) : nil
-                context.knownSubscriptions.updateValue(newest, forKey: String(otid))
-            }
+            context.knownSubscriptions = Self.knownSubscriptions(known)
         }
         serverAPI = context
+    }
+
+    /// `otid newest,otid newest` → original transaction id → newest transaction id (nil: none yet).
+    static func knownSubscriptions(_ text: String) -> [String: String?] {
+        var known: [String: String?] = [:]
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: " ", maxSplits: 1)
+            guard let otid = parts.first else { continue }
+            let newest: String? = parts.count > 1 ? String(parts[1]) : nil
+            known.updateValue(newest, forKey: String(otid))
+        }
+        return known
     }
 }

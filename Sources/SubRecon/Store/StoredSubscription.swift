@@ -60,15 +60,7 @@ extension StoredSubscription {
 
     /// The current row of `SELECT \(selectedColumns) FROM subscriptions`.
     init(selectedColumnsOf row: DirectStatement) throws {
-        let statusText = row.text(4)
-        let environmentText = row.text(13)
-        guard let status = SubscriptionStatus(rawValue: statusText),
-            let environment = ReceiptEnvironment(rawValue: environmentText)
-        else {
-            throw StoreError.failed(
-                operation: "reading subscriptions",
-                reason: "a stored subscription has status \(statusText.prefix(20)) and environment \(environmentText.prefix(20))")
-        }
+        let (status, environment) = try Self.vocabulary(status: row.text(4), environment: row.text(13))
         self.init(
             userID: row.text(0), originalTransactionID: row.text(1), receiptID: row.optionalInt64(2),
             productID: row.text(3), status: status, expiresDateMs: row.int64(5), autoRenewStatus: row.optionalBool(6),
@@ -78,5 +70,17 @@ extension StoredSubscription {
             lastVerifiedAt: row.int64(14), firstSeenAt: row.int64(15), updatedAt: row.int64(16),
             flag: row.optionalText(17), latestTransactionID: row.optionalText(18),
             appAccountToken: row.optionalText(19))
+    }
+
+    /// The stored status and environment, which the schema's CHECKs keep to the vocabulary.
+    static func vocabulary(status: String, environment: String) throws -> (SubscriptionStatus, ReceiptEnvironment) {
+        guard let decodedStatus = SubscriptionStatus(rawValue: status),
+            let decodedEnvironment = ReceiptEnvironment(rawValue: environment)
+        else {
+            throw StoreError.failed(
+                operation: "reading subscriptions",
+                reason: "a stored subscription has status \(status.prefix(20)) and environment \(environment.prefix(20))")
+        }
+        return (decodedStatus, decodedEnvironment)
     }
 }

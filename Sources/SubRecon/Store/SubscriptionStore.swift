@@ -6,11 +6,36 @@ public enum ReceiptSelection: Sendable, Equatable {
     case all
     /// Every receipt of one user, due or not (`subrecon user`).
     case user(String)
+    /// The due receipts, read without claiming them (a dry run on a store that splits runs).
+    case duePreview
 }
 
-/// The store operations a reconciliation run needs, and nothing more: the seam where a second
-/// store (PostgreSQL, several workers claiming due receipts) will sit beside the SQLite one.
+/// What the commands need from a store, in intent names: SQLite on one machine (`AppDatabase`),
+/// PostgreSQL for several workers on several hosts (`PostgresStore`). The run pipeline, import,
+/// `user`, status and reports see only this.
 public protocol SubscriptionStore: Sendable {
+    /// Where the store is, fit to show (a PostgreSQL URL's password is masked).
+    var location: String { get }
+    /// Whether due receipts are read with what the App Store Server API client needs.
+    var readsServerAPIContext: Bool { get set }
+    /// Whether several workers may run at once, claiming due receipts (PostgreSQL): `.due` pages
+    /// are then claims for this worker, and a nightly run takes no run lock.
+    var splitsDueReceipts: Bool { get }
+    /// How long a claim (and, on SQLite, the run lock) lasts unless renewed.
+    var claimTimeoutMs: Int64 { get }
+    /// Gives back the receipts this worker claimed but did not write (a run that ended early).
+    func releaseClaims() async throws(StoreError)
+    /// The schema version both stores count the same way (`subrecon db migrate`).
+    func schemaVersion() async throws(StoreError) -> Int
+    /// Stores validated import rows in one transaction: all of them or none.
+    func importReceipts(_ rows: [ImportRow], nowMs: Int64) async throws(StoreError) -> ImportSummary
+    /// Users whose subscriptions or renewal records carry this original_transaction_id.
+    func users(holdingOriginalTransactionID otid: String) async throws(StoreError) -> [String]
+    /// Runs read-only queries against one consistent snapshot (reports, status, metrics, copies).
+    /// Errors of `body` come out as they are; the store's own as `StoreError`.
+    func withReadSnapshot<T: Sendable>(_ body: (any SnapshotQuerying) async throws -> T) async throws -> T
+    /// Closes connections (PostgreSQL); a no-op on SQLite.
+    func close() async
     /// How many receipts the selection holds now.
     func countReceipts(_ selection: ReceiptSelection, nowMs: Int64) async throws(StoreError) -> Int
     /// The next page of the selection after `after` (keyset paging: flat memory).
@@ -24,8 +49,10 @@ public protocol SubscriptionStore: Sendable {
     /// batch. With `write == false` (dry run) nothing is written and the updates are only returned.
     func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool) async throws(StoreError)
         -> [ReceiptUpdate]
-    /// Records how a run ended.
-    func finishRun(id: Int64, status: RunStatus, exitCode: Int32, nowMs: Int64) async throws(StoreError)
+    /// Records how a run ended; `receiptsTotal`, when given, replaces the count recorded at its
+    /// start (a worker that split the run with others records its own share).
+    func finishRun(id: Int64, status: RunStatus, exitCode: Int32, nowMs: Int64, receiptsTotal: Int?)
+        async throws(StoreError)
     /// Asks for the database's run lock (a lease); recovers runs left `running` by dead processes.
     func acquireRunLock(token: String, nowMs: Int64, leaseMs: Int64) async throws(StoreError) -> RunLockResult
     /// Extends the lease; false when another process took the lock over.

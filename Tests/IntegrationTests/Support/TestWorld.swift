@@ -77,7 +77,7 @@ final class TestWorld: Sendable {
         settings: Settings? = nil
     ) async throws -> RunSummary {
         let job = ReconciliationJob(
-            settings: try settings ?? serverAPISettings(), database: database, clock: clock.millisecondsClock,
+            settings: try settings ?? serverAPISettings(), store: database, clock: clock.millisecondsClock,
             logger: Logger(label: "test"))
         return try await job.run(.init(kind: kind, selection: selection, dryRun: dryRun))
     }
@@ -129,7 +129,7 @@ final class TestWorld: Sendable {
         let job = ReconciliationJob(
             settings: settings(
                 secret: secret, concurrency: concurrency, retryPolicy: retryPolicy, requestTimeout: requestTimeout),
-            database: database, clock: clock.millisecondsClock, stopSignal: stopSignal, logger: Logger(label: "test"))
+            store: database, clock: clock.millisecondsClock, stopSignal: stopSignal, logger: Logger(label: "test"))
         return try await job.run(
             .init(kind: kind, selection: selection, dryRun: dryRun, circuitBreaker: circuitBreaker))
     }
@@ -144,9 +144,9 @@ final class TestWorld: Sendable {
         try await database.writer.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
     }
 
-    func report(_ kind: ReportKind, runID: Int64? = nil) throws -> [[String: String]] {
+    func report(_ kind: ReportKind, runID: Int64? = nil) async throws -> [[String: String]] {
         let box = DataBox()
-        try ReportExporter(database: database).export(kind, runID: runID) { box.append($0) }
+        try await ReportExporter(store: database).export(kind, runID: runID) { box.append($0) }
         return CSVTable.parse(box.text)
     }
 }

@@ -22,20 +22,8 @@ struct UpdateWriter {
                     environment, last_verified_at, first_seen_at, updated_at, flag, latest_transaction_id,
                     app_account_token)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (user_id, original_transaction_id) DO UPDATE SET
-                    receipt_id = excluded.receipt_id, product_id = excluded.product_id, status = excluded.status,
-                    expires_date_ms = excluded.expires_date_ms, auto_renew_status = excluded.auto_renew_status,
-                    auto_renew_product_id = excluded.auto_renew_product_id,
-                    expiration_intent = excluded.expiration_intent,
-                    grace_period_expires_date_ms = excluded.grace_period_expires_date_ms,
-                    is_in_billing_retry = excluded.is_in_billing_retry,
-                    cancellation_date_ms = excluded.cancellation_date_ms, ownership_type = excluded.ownership_type,
-                    environment = excluded.environment, last_verified_at = excluded.last_verified_at,
-                    updated_at = excluded.updated_at, flag = excluded.flag,
-                    latest_transaction_id = excluded.latest_transaction_id,
-                    app_account_token = excluded.app_account_token
+                \(SchemaSQL.subscriptionUpsert)
                 """)
-        // DO NOTHING on conflict: a period is stored once, whoever saw it first.
         insertRenewal = try DirectStatement(
             db,
             sql: """
@@ -43,7 +31,7 @@ struct UpdateWriter {
                     web_order_line_item_id, product_id, purchase_date_ms, expires_date_ms, cancellation_date_ms,
                     is_trial_period, is_in_intro_offer_period, receipt_id, first_seen_run_id, first_seen_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (user_id, period_key) DO NOTHING
+                \(SchemaSQL.renewalInsertOnce)
                 """)
         fillCancellation = try DirectStatement(
             db,
@@ -58,7 +46,7 @@ struct UpdateWriter {
                     receipt_data = COALESCE(?, receipt_data), environment = COALESCE(?, environment),
                     next_due_at = ?, last_attempt_at = ?, last_verified_at = COALESCE(?, last_verified_at),
                     last_apple_status = ?, verification_state = ?, consecutive_failures = ?, last_message = ?,
-                    history_revision = COALESCE(?, history_revision)
+                    history_revision = COALESCE(?, history_revision), receipt_sha256 = COALESCE(?, receipt_sha256)
                 WHERE id = ?
                 """)
         insertVersion = try DirectStatement(
@@ -73,10 +61,7 @@ struct UpdateWriter {
                 INSERT INTO run_items (run_id, receipt_id, user_id, outcome, apple_status, environment,
                     old_status, new_status, old_expires_date_ms, new_expires_date_ms, message, recorded_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (run_id, receipt_id) DO UPDATE SET outcome = excluded.outcome,
-                    apple_status = excluded.apple_status, environment = excluded.environment,
-                    new_status = excluded.new_status, new_expires_date_ms = excluded.new_expires_date_ms,
-                    message = excluded.message, recorded_at = excluded.recorded_at
+                \(SchemaSQL.runItemUpsert)
                 """)
         insertChange = try DirectStatement(
             db,
@@ -108,15 +93,12 @@ struct UpdateWriter {
             try fillCancellation.run(c.cancellationDateMs, update.userID, c.periodKey)
         }
         if let change = update.receipt {
+            let sha256 = change.newReceiptData.map { ReceiptDigest.sha256Hex(of: $0, precomputed: digest) }
             try updateReceipt.run(
                 change.newReceiptData, change.environment?.rawValue, change.nextDueAt, change.attemptedAt,
                 change.verifiedAt, change.appleStatus, change.verificationState, change.consecutiveFailures,
-                change.message, change.historyRevision, update.receiptID)
-            if let data = change.newReceiptData {
-                // Trusted only for the very bytes written: a digest of other data would key a wrong version.
-                let sha256 = digest.flatMap { $0.data == data ? $0.sha256Hex : nil } ?? ReceiptFingerprint.sha256Hex(data)
-                try insertVersion.run(update.userID, sha256, update.receiptID, change.attemptedAt)
-            }
+                change.message, change.historyRevision, sha256, update.receiptID)
+            if let sha256 { try insertVersion.run(update.userID, sha256, update.receiptID, change.attemptedAt) }
         }
         guard let runID else { return }
         let item = update.runItem

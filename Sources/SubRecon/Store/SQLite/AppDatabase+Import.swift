@@ -1,22 +1,12 @@
 import GRDB
 
-/// What an import did.
-public struct ImportSummary: Sendable, Equatable {
-    /// Receipts stored as new.
-    public var imported: Int
-    /// Rows whose receipt data the user already had (now, or before Apple's `latest_receipt` replaced it).
-    public var alreadyStored: Int
-}
-
 extension AppDatabase {
     /// Stores validated import rows in one transaction: all of them or, on any error, none.
     /// A row whose receipt data is already known for that user is a no-op, counted as such.
     public func importReceipts(_ rows: [ImportRow], nowMs: Int64) async throws(StoreError) -> ImportSummary {
         // Digests are computed outside the write transaction so the writer is held only for SQL.
         // A row with only a transaction id is known by that id, so importing it again is a no-op too.
-        let digests = rows.map { row in
-            ReceiptFingerprint.sha256Hex(row.receiptData.isEmpty ? "transaction_id:" + (row.transactionID ?? "") : row.receiptData)
-        }
+        let digests = rows.map(\.versionDigest)
         return try await write("importing receipts") { db in
             var summary = ImportSummary(imported: 0, alreadyStored: 0)
             let known = try db.cachedStatement(
@@ -24,8 +14,8 @@ extension AppDatabase {
             let insertReceipt = try db.cachedStatement(
                 sql: """
                     INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at,
-                        transaction_id)
-                    VALUES (?, ?, ?, ?, ?, 0, ?)
+                        transaction_id, receipt_sha256)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, ?)
                     """)
             let insertVersion = try db.cachedStatement(
                 sql: "INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)")
@@ -35,7 +25,8 @@ extension AppDatabase {
                     continue
                 }
                 try insertReceipt.execute(arguments: [
-                    row.userID, row.receiptData.isEmpty ? nil : row.receiptData, row.productID, row.environment?.rawValue, nowMs, row.transactionID,
+                    row.userID, row.receiptData.isEmpty ? nil : row.receiptData, row.productID, row.environment?.rawValue, nowMs,
+                    row.transactionID, row.receiptData.isEmpty ? nil : digest,
                 ])
                 try insertVersion.execute(arguments: [row.userID, digest, db.lastInsertedRowID, nowMs])
                 summary.imported += 1

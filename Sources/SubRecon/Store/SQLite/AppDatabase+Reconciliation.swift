@@ -5,7 +5,7 @@ extension AppDatabase: SubscriptionStore {
     public func countReceipts(_ selection: ReceiptSelection, nowMs: Int64) async throws(StoreError) -> Int {
         try await read("counting receipts") { db in
             switch selection {
-            case .due:
+            case .due, .duePreview:
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM receipts WHERE next_due_at <= ?", arguments: [nowMs]) ?? 0
             case .all:
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM receipts") ?? 0
@@ -22,7 +22,7 @@ extension AppDatabase: SubscriptionStore {
         return try await read("reading receipts to verify") { db in
             let columns = readsServerAPIContext ? ReceiptToVerify.selectedColumns : ReceiptToVerify.verifyReceiptColumns
             switch selection {
-            case .due:
+            case .due, .duePreview:
                 // Walks the (next_due_at, id) index: a run over a million receipts of which a few
                 // thousand are due reads only those. A receipt written in this run moves past
                 // `nowMs` (its next due time is later), so it is never read twice.
@@ -64,11 +64,16 @@ extension AppDatabase: SubscriptionStore {
         }
     }
 
-    public func finishRun(id: Int64, status: RunStatus, exitCode: Int32, nowMs: Int64) async throws(StoreError) {
+    public func finishRun(id: Int64, status: RunStatus, exitCode: Int32, nowMs: Int64, receiptsTotal: Int?)
+        async throws(StoreError)
+    {
         try await write("recording the end of a run") { db in
             try db.execute(
-                sql: "UPDATE runs SET finished_at = ?, status = ?, exit_code = ? WHERE id = ?",
-                arguments: [nowMs, status.rawValue, Int(exitCode), id])
+                sql: """
+                    UPDATE runs SET finished_at = ?, status = ?, exit_code = ?, receipts_total = COALESCE(?, receipts_total)
+                    WHERE id = ?
+                    """,
+                arguments: [nowMs, status.rawValue, Int(exitCode), receiptsTotal, id])
         }
     }
 
@@ -106,25 +111,10 @@ extension AppDatabase: SubscriptionStore {
         }
     }
 
-    /// The run's counters move once per batch, in the batch's transaction (so they always agree
-    /// with its run items), rather than once per receipt.
+    /// The run's counters move once per batch, in the batch's transaction (see `RunCounters`).
     static func addToRunCounters(_ updates: [ReceiptUpdate], runID: Int64, db: Database) throws {
-        var verified = 0, updated = 0, unchanged = 0, invalid = 0, failed = 0
-        for update in updates {
-            switch update.runItem.outcome {
-            case .updated: verified += 1; updated += 1
-            case .unchanged: verified += 1; unchanged += 1
-            case .invalid, .accountGone: verified += 1; invalid += 1
-            case .failed: failed += 1
-            case .skipped: break
-            }
-        }
-        try db.cachedStatement(
-            sql: """
-                UPDATE runs SET verified = verified + ?, updated = updated + ?, unchanged = unchanged + ?,
-                    invalid = invalid + ?, failed = failed + ? WHERE id = ?
-                """
-        ).execute(arguments: [verified, updated, unchanged, invalid, failed, runID])
+        try db.cachedStatement(sql: RunCounters.sql).execute(
+            arguments: StatementArguments(RunCounters(updates).arguments(runID: runID).map(\.databaseValue)))
     }
 
     // MARK: - Error wrapping at the boundary

@@ -1,0 +1,62 @@
+import PostgresNIO
+
+/// The shared SQL's `?` placeholders become PostgreSQL's `$1, $2, …`; values are bound, never
+/// spliced into the text.
+enum PostgresSQL {
+    static func query(_ sql: String, _ arguments: [SQLArgument]) -> PostgresQuery {
+        var text = ""
+        text.reserveCapacity(sql.utf8.count + 8)
+        var number = 0
+        for character in sql {
+            if character == "?" {
+                number += 1
+                text += "$\(number)"
+            } else {
+                text.append(character)
+            }
+        }
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .integer(let value): bindings.append(value)
+            case .text(let value): bindings.append(value)
+            case .null: bindings.appendNull()
+            }
+        }
+        return PostgresQuery(unsafeSQL: text, binds: bindings)
+    }
+}
+
+/// Rows for one statement per table per batch: a JSON array bound as one `jsonb` parameter and
+/// read with `jsonb_to_recordset`, which keeps NULLs and needs no array type per column.
+struct JSONRecords {
+    let columns: [String]
+    private(set) var text = "["
+    private(set) var count = 0
+
+    init(_ columns: [String]) { self.columns = columns }
+
+    mutating func append(_ values: [SQLArgument]) {
+        precondition(values.count == columns.count, "one value per column")
+        if count > 0 { text += "," }
+        text += "{"
+        for (index, (column, value)) in zip(columns, values).enumerated() {
+            if index > 0 { text += "," }
+            text += "\"\(column)\":"
+            switch value {
+            case .integer(let number): text += String(number)
+            case .text(let string): text += JSONLogHandler.quote(string)
+            case .null: text += "null"
+            }
+        }
+        text += "}"
+        count += 1
+    }
+
+    var json: String { text + "]" }
+
+    /// The `AS x(column type, …)` list for `jsonb_to_recordset`.
+    func recordType(_ types: [String: String]) -> String {
+        columns.map { "\($0) \(types[$0] ?? "text")" }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,166 @@
+import PostgresNIO
+
+/// A batch of receipts' outcomes in one transaction and a fixed number of round trips, whatever
+/// the batch's size: read what is stored for the whole batch (3 queries), decide each receipt in
+/// order against it (a receipt sees the writes of the receipts before it, as on SQLite), then
+/// write one statement per table. Each receipt's writes are in or out with the batch.
+extension PostgresStore {
+    public func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool)
+        async throws(StoreError) -> [ReceiptUpdate]
+    {
+        guard !batch.isEmpty else { return [] }
+        if !write {
+            return try await withConnection("reading receipts' stored state") { connection in
+                var stored = try await StoredBatchState.read(batch, connection)
+                return batch.map { stored.decide($0) }
+            }
+        }
+        let worker = worker
+        return try await withTransaction("writing receipts' outcomes") { connection in
+            // Two workers writing receipts of one user (two receipts, one subscription) take turns:
+            // a transaction-level lock per user, taken in one order so two batches never deadlock.
+            let users = Array(Set(batch.map(\.receipt.userID)))
+            try await connection.query(
+                """
+                SELECT pg_advisory_xact_lock(key) FROM (
+                    SELECT DISTINCT hashtextextended(user_id, 0) AS key FROM unnest(\(users)::text[]) AS u(user_id)
+                    ORDER BY key) AS keys
+                """, logger: Self.quiet)
+            var stored = try await StoredBatchState.read(batch, connection)
+            let updates = batch.map { stored.decide($0) }
+            try await PostgresUpdateWriter(connection: connection, worker: worker).write(
+                updates, digests: batch.map(\.latestReceiptDigest), receiptIDs: batch.map(\.receipt.id), runID: runID)
+            return updates
+        }
+    }
+}
+
+/// What the store holds for one batch's receipts, read in three queries and kept up to date as
+/// each receipt's update is decided.
+struct StoredBatchState {
+    var receipts: [Int64: (userID: String, environment: ReceiptEnvironment?, failures: Int, data: String?)] = [:]
+    var subscriptions: [String: [String: StoredSubscription]] = [:]
+    var renewals: [String: [String: RenewalRecord]] = [:]
+
+    static func read(_ batch: [ReceiptReconciliation], _ connection: PostgresConnection) async throws -> StoredBatchState {
+        var state = StoredBatchState()
+        let ids = batch.map(\.receipt.id)
+        let users = Array(Set(batch.map(\.receipt.userID)))
+        for try await row in try await connection.query(
+            "SELECT id, user_id, environment, consecutive_failures, receipt_data FROM receipts WHERE id = ANY(\(ids)::bigint[])",
+            logger: PostgresStore.quiet)
+        {
+            let (id, userID, environment, failures, data) = try row.decode((Int64, String, String?, Int64, String?).self)
+            state.receipts[id] = (userID, environment.flatMap(ReceiptEnvironment.init(rawValue:)), Int(failures), data)
+        }
+        for try await row in try await connection.query(
+            "SELECT \(unescaped: StoredSubscription.selectedColumns) FROM subscriptions WHERE user_id = ANY(\(users)::text[])",
+            logger: PostgresStore.quiet)
+        {
+            let subscription = try StoredSubscription(postgresRow: row.makeRandomAccess())
+            state.subscriptions[subscription.userID, default: [:]][subscription.originalTransactionID] = subscription
+        }
+        var keyUsers: [String] = []
+        var keys: [String] = []
+        for item in batch {
+            for key in Set(item.periodKeys) {
+                keyUsers.append(item.receipt.userID)
+                keys.append(key)
+            }
+        }
+        if !keys.isEmpty {
+            for try await row in try await connection.query(
+                """
+                SELECT \(unescaped: RenewalRecord.selectedColumns) FROM renewals
+                WHERE (user_id, period_key) IN (SELECT u, k FROM unnest(\(keyUsers)::text[], \(keys)::text[]) AS t(u, k))
+                """, logger: PostgresStore.quiet)
+            {
+                let renewal = try RenewalRecord(postgresRow: row.makeRandomAccess())
+                state.renewals[renewal.userID, default: [:]][renewal.periodKey] = renewal
+            }
+        }
+        return state
+    }
+
+    /// Decides `item` against the stored state, then folds its update in for the items after it.
+    mutating func decide(_ item: ReceiptReconciliation) -> ReceiptUpdate {
+        var receipt = item.receipt
+        var failures = 0
+        if let stored = receipts[receipt.id] {
+            // Re-read: a concurrent `subrecon user` may have replaced its data.
+            receipt.userID = stored.userID
+            receipt.environment = stored.environment
+            failures = stored.failures
+            if let data = stored.data { receipt.receiptData = data }
+        }
+        let userRenewals = renewals[item.receipt.userID] ?? [:]
+        var named: [String: RenewalRecord] = [:]
+        for key in item.periodKeys { if let renewal = userRenewals[key] { named[key] = renewal } }
+        let update = item.decide(
+            ReceiptSnapshot(
+                receipt: receipt, subscriptions: subscriptions[item.receipt.userID] ?? [:], renewals: named,
+                consecutiveFailures: failures))
+        for subscription in update.subscriptions {
+            subscriptions[subscription.userID, default: [:]][subscription.originalTransactionID] = subscription
+        }
+        for renewal in update.newRenewals where renewals[renewal.userID]?[renewal.periodKey] == nil {
+            renewals[renewal.userID, default: [:]][renewal.periodKey] = renewal
+        }
+        for cancellation in update.renewalCancellations {
+            if renewals[update.userID]?[cancellation.periodKey]?.cancellationDateMs == nil {
+                renewals[update.userID]?[cancellation.periodKey]?.cancellationDateMs = cancellation.cancellationDateMs
+            }
+        }
+        if let change = update.receipt, var stored = receipts[update.receiptID] {
+            stored.failures = change.consecutiveFailures
+            if let data = change.newReceiptData { stored.data = data }
+            if let environment = change.environment { stored.environment = environment }
+            receipts[update.receiptID] = stored
+        }
+        return update
+    }
+}
+
+extension StoredSubscription {
+    init(postgresRow row: PostgresRandomAccessRow) throws {
+        let (status, environment) = try Self.vocabulary(
+            status: try row["status"].decode(String.self), environment: try row["environment"].decode(String.self))
+        func flag(_ column: String) throws -> Bool? { try row[column].decode(Int64?.self).map { $0 != 0 } }
+        self.init(
+            userID: try row["user_id"].decode(String.self),
+            originalTransactionID: try row["original_transaction_id"].decode(String.self),
+            receiptID: try row["receipt_id"].decode(Int64?.self), productID: try row["product_id"].decode(String.self),
+            status: status, expiresDateMs: try row["expires_date_ms"].decode(Int64.self),
+            autoRenewStatus: try flag("auto_renew_status"),
+            autoRenewProductID: try row["auto_renew_product_id"].decode(String?.self),
+            expirationIntent: try row["expiration_intent"].decode(Int64?.self).map { Int($0) },
+            gracePeriodExpiresDateMs: try row["grace_period_expires_date_ms"].decode(Int64?.self),
+            isInBillingRetry: try flag("is_in_billing_retry"),
+            cancellationDateMs: try row["cancellation_date_ms"].decode(Int64?.self),
+            ownershipType: try row["ownership_type"].decode(String?.self), environment: environment,
+            lastVerifiedAt: try row["last_verified_at"].decode(Int64.self),
+            firstSeenAt: try row["first_seen_at"].decode(Int64.self), updatedAt: try row["updated_at"].decode(Int64.self),
+            flag: try row["flag"].decode(String?.self),
+            latestTransactionID: try row["latest_transaction_id"].decode(String?.self),
+            appAccountToken: try row["app_account_token"].decode(String?.self))
+    }
+}
+
+extension RenewalRecord {
+    init(postgresRow row: PostgresRandomAccessRow) throws {
+        self.init(
+            userID: try row["user_id"].decode(String.self), periodKey: try row["period_key"].decode(String.self),
+            transactionID: try row["transaction_id"].decode(String.self),
+            originalTransactionID: try row["original_transaction_id"].decode(String.self),
+            webOrderLineItemID: try row["web_order_line_item_id"].decode(String?.self),
+            productID: try row["product_id"].decode(String.self),
+            purchaseDateMs: try row["purchase_date_ms"].decode(Int64?.self),
+            expiresDateMs: try row["expires_date_ms"].decode(Int64.self),
+            cancellationDateMs: try row["cancellation_date_ms"].decode(Int64?.self),
+            isTrialPeriod: try row["is_trial_period"].decode(Int64.self) != 0,
+            isInIntroOfferPeriod: try row["is_in_intro_offer_period"].decode(Int64.self) != 0,
+            receiptID: try row["receipt_id"].decode(Int64?.self),
+            firstSeenRunID: try row["first_seen_run_id"].decode(Int64?.self),
+            firstSeenAt: try row["first_seen_at"].decode(Int64.self))
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL store: the same tables and reports as SQLite, for an app backend that already
+/// runs PostgreSQL and for several workers on several hosts. Due receipts are claimed, not paged
+/// (`PostgresStore+Claims.swift`); each receipt's writes are one transaction, batched several
+/// receipts per round trip (`PostgresStore+Reconciliation.swift`).
+public struct PostgresStore: SubscriptionStore {
+    let connection: PostgresConnectionOwner
+    public let location: String
+    public var readsServerAPIContext = false
+    public var splitsDueReceipts: Bool { true }
+    public let claimTimeoutMs: Int64
+    /// This worker's name in claims and runs: `HOST:PID`.
+    public let worker: String
+    /// How long an unreachable database is retried before the operation fails (exit 74).
+    let retryWindow: Duration
+
+    /// Connects (retrying for `retryWindow`), creates or migrates the schema under a lock, and
+    /// returns the store. The caller closes it.
+    public static func open(
+        configuration: PostgresClient.Configuration, maskedURL: String, claimTimeoutMs: Int64 = 120_000,
+        retryWindow: Duration = .seconds(120), logger: Logger
+    ) async throws(StoreError) -> PostgresStore {
+        var configuration = configuration
+        configuration.options.connectTimeout = .seconds(10)
+        // A worker uses one connection for claims and writes and one for the watcher and reads.
+        configuration.options.maximumConnections = 4
+        let owner = PostgresConnectionOwner(configuration: configuration, logger: logger)
+        let store = PostgresStore(
+            connection: owner, location: maskedURL, claimTimeoutMs: max(1000, claimTimeoutMs),
+            worker: "\(ProcessInfo.processInfo.hostName):\(getpid())", retryWindow: retryWindow)
+        do {
+            try await store.withConnection("creating or migrating the schema") { connection in
+                try await PostgresSchema.migrate(connection, logger: owner.logger)
+            }
+        } catch {
+            await owner.close()
+            throw error
+        }
+        return store
+    }
+
+    public func close() async { await connection.close() }
+
+    // MARK: - Running SQL
+
+    /// Runs `body` on a leased connection. A database that cannot be reached, or drops the
+    /// connection, is retried with backoff for `retryWindow`; every other error is final. `body`
+    /// must be safe to run again (each attempt is its own transaction).
+    func withConnection<T: Sendable>(
+        _ operation: String, _ body: @Sendable (PostgresConnection) async throws -> T
+    ) async throws(StoreError) -> T {
+        let deadline = ContinuousClock.now + retryWindow
+        var delay = Duration.milliseconds(200)
+        while true {
+            do {
+                return try await connection.client.withConnection { connection in try await body(connection) }
+            } catch {
+                let failure = PostgresFailure(error)
+                if failure.isAuthentication { throw .credentialsRefused(reason: failure.message) }
+                guard failure.isUnreachable, ContinuousClock.now + delay < deadline, !Task.isCancelled else {
+                    throw .failed(operation: operation, reason: failure.message)
+                }
+                connection.logger.warning(
+                    "the database is unreachable while \(operation) (\(failure.message)); retrying in \(delay)")
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
+
+    /// `withConnection` inside one transaction.
+    func withTransaction<T: Sendable>(
+        _ operation: String, _ body: @Sendable (PostgresConnection) async throws -> T
+    ) async throws(StoreError) -> T {
+        try await withConnection(operation) { connection in
+            try await connection.query("BEGIN", logger: Self.quiet)
+            do {
+                let result = try await body(connection)
+                try await connection.query("COMMIT", logger: Self.quiet)
+                return result
+            } catch {
+                try? await connection.query("ROLLBACK", logger: Self.quiet)
+                throw error
+            }
+        }
+    }
+
+    /// Query logs stay off: bound values include receipts (personal data).
+    static let quiet = Logger(label: "subrecon.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// Owns the connection pool and the task that runs it (`PostgresClient.run()`), for one command.
+final class PostgresConnectionOwner: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+
+    init(configuration: PostgresClient.Configuration, logger: Logger) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: PostgresStore.quiet)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    func close() async {
+        runner.cancel()
+        await runner.value
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `sql` written with `?` placeholders (the SQL both stores share) and returns its rows.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [SQLArgument] = []) async throws -> PostgresRowSequence {
+        try await query(PostgresSQL.query(sql, arguments), logger: PostgresStore.quiet)
+    }
+
+    /// Every row of `sql`, transformed.
+    func all<T>(_ sql: String, _ arguments: [SQLArgument] = [], _ transform: (PostgresRandomAccessRow) throws -> T)
+        async throws -> [T]
+    {
+        var result: [T] = []
+        for try await row in try await run(sql, arguments) { result.append(try transform(row.makeRandomAccess())) }
+        return result
+    }
+
+    /// The first column of the first row, as an integer.
+    func integer(_ sql: String, _ arguments: [SQLArgument] = []) async throws -> Int64? {
+        for try await row in try await run(sql, arguments) {
+            return try row.makeRandomAccess()[0].decode(Int64?.self)
+        }
+        return nil
+    }
+}
+
+/// What went wrong with PostgreSQL, in an operator's words (never a password or a bound value).
+struct PostgresFailure {
+    let message: String
+    let isUnreachable: Bool
+    let isAuthentication: Bool
+
+    init(_ error: any Error) {
+        var error = error
+        if let transaction = error as? PostgresTransactionError {
+            error = transaction.closureError ?? transaction.commitError ?? transaction.beginError ?? error
+        }
+        guard let psql = error as? PSQLError else {
+            if let store = error as? StoreError {
+                message = store.description
+            } else {
+                message = "\(error)"
+            }
+            isUnreachable = false
+            isAuthentication = false
+            return
+        }
+        let sqlState = psql.serverInfo?[.sqlState]
+        // 28P01 invalid_password, 28000 invalid_authorization_specification.
+        isAuthentication =
+            sqlState == "28P01" || sqlState == "28000" || psql.code == .authMechanismRequiresPassword
+            || psql.code == .saslError
+        // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection exceptions.
+        let droppedByServer = sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "57P02" || $0 == "57P03" } ?? false
+        isUnreachable =
+            droppedByServer || psql.code == .connectionError || psql.code == .serverClosedConnection
+            || psql.code == .uncleanShutdown
+        if let serverMessage = psql.serverInfo?[.message] {
+            message = "\(serverMessage) (SQLSTATE \(sqlState ?? "?"))"
+        } else if let underlying = psql.underlying {
+            message = "\(psql.code): \(underlying)"
+        } else {
+            message = "\(psql.code)"
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import GRDB
+
+extension AppDatabase {
+    public var location: String { path }
+    /// One machine, one nightly run at a time (the run lock): due receipts are paged, not claimed.
+    public var splitsDueReceipts: Bool { false }
+    public func releaseClaims() async throws(StoreError) {}
+    /// The run lock's default lease (`ReconciliationRun.Options.leaseMs`).
+    public var claimTimeoutMs: Int64 { 120_000 }
+    public func close() async {}
+
+    /// Migrations applied, counted the way `PostgresStore` counts its schema version.
+    public func schemaVersion() async throws(StoreError) -> Int {
+        try await read("reading the schema version") { db in try Self.migrator.appliedIdentifiers(db).count }
+    }
+
+    /// Every query of `body` reads one WAL snapshot: a run writing meanwhile is invisible to it.
+    public func withReadSnapshot<T: Sendable>(_ body: (any SnapshotQuerying) async throws -> T) async throws -> T {
+        guard let pool = writer as? DatabasePool else { return try await body(SQLiteSnapshot(reader: writer)) }
+        let snapshot: DatabaseSnapshot
+        do { snapshot = try pool.makeSnapshot() } catch { throw Self.wrap(error, "opening a read snapshot") }
+        return try await body(SQLiteSnapshot(reader: snapshot))
+    }
+}
+
+/// `SnapshotQuerying` over a GRDB reader (a snapshot: every read sees the same data).
+struct SQLiteSnapshot: SnapshotQuerying {
+    let reader: any DatabaseReader
+
+    func forEachRow(_ sql: String, _ arguments: [SQLArgument], _ body: (any QueryRow) throws -> Void) async throws {
+        // A synchronous read: reports and copies are one command's only work. `body` runs on this
+        // thread before `read` returns, so handing it over unchecked is safe.
+        try withoutActuallyEscaping(body) { body in
+            let handler = UncheckedRowHandler(body: body)
+            try reader.read { db in
+                let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
+                while let row = try rows.next() { try handler.body(SQLiteQueryRow(row: row)) }
+            }
+        }
+    }
+}
+
+private struct UncheckedRowHandler: @unchecked Sendable {
+    let body: (any QueryRow) throws -> Void
+}
+
+struct SQLiteQueryRow: QueryRow {
+    let row: Row
+
+    private func value(_ column: String) throws -> DatabaseValue {
+        guard row.hasColumn(column) else { throw StoreError.failed(operation: "reading a row", reason: "no column \(column)") }
+        return row[column]
+    }
+
+    func text(_ column: String) throws -> String? {
+        switch try value(column).storage {
+        case .null: nil
+        case .string(let text): text
+        case .int64(let number): String(number)
+        case .double(let number): String(number)
+        case .blob(let data): String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    func integer(_ column: String) throws -> Int64? {
+        switch try value(column).storage {
+        case .null: return nil
+        case .int64(let number): return number
+        case .double(let number): return Int64(exactly: number)
+        case .string(let text):
+            guard let number = Int64(text) else {
+                throw StoreError.failed(operation: "reading \(column)", reason: "it is not an integer")
+            }
+            return number
+        case .blob: throw StoreError.failed(operation: "reading \(column)", reason: "it is not an integer")
+        }
+    }
+}
+
+extension SQLArgument {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .integer(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .null: .null
+        }
+    }
+}

@@ -1,0 +1,183 @@
+/// The schema's shared description: the first migrations' SQL as shipped for SQLite, which
+/// `PostgresSchema` translates into PostgreSQL's types (`PostgresSchema.translate`), and the
+/// conflict rules both stores' writers use. Never edit a shipped migration: add a new one.
+enum SchemaSQL {
+    /// Milliseconds since 1970 now, in SQLite (a column default).
+    static let nowMs = "(CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))"
+
+    static let v1 = """
+        CREATE TABLE receipts (
+            id INTEGER PRIMARY KEY,
+            user_id TEXT NOT NULL CHECK (user_id <> ''),
+            receipt_data TEXT NOT NULL CHECK (receipt_data <> ''),
+            product_id TEXT,
+            environment TEXT CHECK (environment IN ('Production', 'Sandbox')),
+            imported_at INTEGER NOT NULL DEFAULT \(nowMs),
+            next_due_at INTEGER NOT NULL DEFAULT 0,
+            last_attempt_at INTEGER,
+            last_verified_at INTEGER,
+            last_apple_status INTEGER,
+            verification_state TEXT NOT NULL DEFAULT 'pending' CHECK (verification_state IN
+                ('pending', 'verified', 'flagged', 'invalid', 'account_gone', 'failed')),
+            consecutive_failures INTEGER NOT NULL DEFAULT 0 CHECK (consecutive_failures >= 0),
+            last_message TEXT
+        );
+        CREATE INDEX receipts_user ON receipts(user_id);
+        CREATE INDEX receipts_due ON receipts(next_due_at, id);
+
+        CREATE TABLE receipt_versions (
+            user_id TEXT NOT NULL,
+            receipt_sha256 TEXT NOT NULL CHECK (length(receipt_sha256) = 64),
+            receipt_id INTEGER NOT NULL REFERENCES receipts(id) ON DELETE CASCADE,
+            first_seen_at INTEGER NOT NULL,
+            PRIMARY KEY (user_id, receipt_sha256)
+        ) WITHOUT ROWID;
+        CREATE INDEX receipt_versions_receipt ON receipt_versions(receipt_id);
+
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('nightly', 'user')),
+            started_at INTEGER NOT NULL,
+            finished_at INTEGER,
+            status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'interrupted', 'aborted')),
+            receipts_total INTEGER NOT NULL DEFAULT 0,
+            verified INTEGER NOT NULL DEFAULT 0,
+            updated INTEGER NOT NULL DEFAULT 0,
+            unchanged INTEGER NOT NULL DEFAULT 0,
+            invalid INTEGER NOT NULL DEFAULT 0,
+            failed INTEGER NOT NULL DEFAULT 0,
+            exit_code INTEGER,
+            target_user_id TEXT,
+            pid INTEGER,
+            host TEXT,
+            heartbeat_at INTEGER
+        );
+
+        CREATE TABLE run_items (
+            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            receipt_id INTEGER NOT NULL,
+            user_id TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN
+                ('updated', 'unchanged', 'invalid', 'account_gone', 'failed', 'skipped')),
+            apple_status INTEGER,
+            environment TEXT,
+            old_status TEXT,
+            new_status TEXT,
+            old_expires_date_ms INTEGER,
+            new_expires_date_ms INTEGER,
+            message TEXT,
+            recorded_at INTEGER NOT NULL,
+            PRIMARY KEY (run_id, receipt_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE subscriptions (
+            user_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            receipt_id INTEGER REFERENCES receipts(id) ON DELETE SET NULL,
+            product_id TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN
+                ('active', 'grace_period', 'billing_retry', 'expired', 'refunded')),
+            expires_date_ms INTEGER NOT NULL,
+            auto_renew_status INTEGER CHECK (auto_renew_status IN (0, 1)),
+            auto_renew_product_id TEXT,
+            expiration_intent INTEGER,
+            grace_period_expires_date_ms INTEGER,
+            is_in_billing_retry INTEGER CHECK (is_in_billing_retry IN (0, 1)),
+            cancellation_date_ms INTEGER,
+            ownership_type TEXT,
+            environment TEXT NOT NULL CHECK (environment IN ('Production', 'Sandbox')),
+            last_verified_at INTEGER NOT NULL,
+            first_seen_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            flag TEXT,
+            PRIMARY KEY (user_id, original_transaction_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX subscriptions_otid ON subscriptions(original_transaction_id);
+        CREATE INDEX subscriptions_receipt ON subscriptions(receipt_id);
+
+        CREATE TABLE renewals (
+            user_id TEXT NOT NULL,
+            period_key TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            web_order_line_item_id TEXT,
+            product_id TEXT NOT NULL,
+            purchase_date_ms INTEGER,
+            expires_date_ms INTEGER NOT NULL,
+            cancellation_date_ms INTEGER,
+            is_trial_period INTEGER NOT NULL CHECK (is_trial_period IN (0, 1)),
+            is_in_intro_offer_period INTEGER NOT NULL CHECK (is_in_intro_offer_period IN (0, 1)),
+            receipt_id INTEGER REFERENCES receipts(id) ON DELETE SET NULL,
+            first_seen_run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+            first_seen_at INTEGER NOT NULL,
+            PRIMARY KEY (user_id, period_key)
+        ) WITHOUT ROWID;
+        CREATE INDEX renewals_otid ON renewals(original_transaction_id);
+        """
+
+    static let v2RunLock = """
+        CREATE TABLE run_lock (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            token TEXT NOT NULL,
+            run_id INTEGER,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            acquired_at INTEGER NOT NULL,
+            lease_expires_at INTEGER NOT NULL
+        );
+        CREATE INDEX runs_status ON runs(status);
+        """
+
+    static let v3SubscriptionChanges = """
+        CREATE TABLE subscription_changes (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            receipt_id INTEGER,
+            change TEXT NOT NULL CHECK (change IN ('new', 'renewed', 'expired', 'refunded',
+                'entered_grace_period', 'entered_billing_retry', 'recovered', 'product_changed',
+                'auto_renew_changed', 'other')),
+            old_status TEXT,
+            new_status TEXT NOT NULL,
+            old_product_id TEXT,
+            new_product_id TEXT NOT NULL,
+            old_expires_date_ms INTEGER,
+            new_expires_date_ms INTEGER NOT NULL,
+            old_auto_renew_status INTEGER CHECK (old_auto_renew_status IN (0, 1)),
+            new_auto_renew_status INTEGER CHECK (new_auto_renew_status IN (0, 1)),
+            old_auto_renew_product_id TEXT,
+            new_auto_renew_product_id TEXT,
+            recorded_at INTEGER NOT NULL
+        );
+        CREATE INDEX subscription_changes_run ON subscription_changes(run_id, user_id, original_transaction_id);
+        CREATE INDEX renewals_first_seen ON renewals(first_seen_at);
+        """
+
+    /// A subscription row replaces what was stored for its (user, original transaction).
+    static let subscriptionUpsert = """
+        ON CONFLICT (user_id, original_transaction_id) DO UPDATE SET
+            receipt_id = excluded.receipt_id, product_id = excluded.product_id, status = excluded.status,
+            expires_date_ms = excluded.expires_date_ms, auto_renew_status = excluded.auto_renew_status,
+            auto_renew_product_id = excluded.auto_renew_product_id,
+            expiration_intent = excluded.expiration_intent,
+            grace_period_expires_date_ms = excluded.grace_period_expires_date_ms,
+            is_in_billing_retry = excluded.is_in_billing_retry,
+            cancellation_date_ms = excluded.cancellation_date_ms, ownership_type = excluded.ownership_type,
+            environment = excluded.environment, last_verified_at = excluded.last_verified_at,
+            updated_at = excluded.updated_at, flag = excluded.flag,
+            latest_transaction_id = excluded.latest_transaction_id,
+            app_account_token = excluded.app_account_token
+        """
+
+    /// A period is stored once, whoever saw it first.
+    static let renewalInsertOnce = "ON CONFLICT (user_id, period_key) DO NOTHING"
+
+    /// A receipt answered twice in one run (a retry) keeps its first old values.
+    static let runItemUpsert = """
+        ON CONFLICT (run_id, receipt_id) DO UPDATE SET outcome = excluded.outcome,
+            apple_status = excluded.apple_status, environment = excluded.environment,
+            new_status = excluded.new_status, new_expires_date_ms = excluded.new_expires_date_ms,
+            message = excluded.message, recorded_at = excluded.recorded_at
+        """
+}
