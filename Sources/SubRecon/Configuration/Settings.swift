@@ -189,20 +189,32 @@ public struct Settings: Sendable {
         case (nil, nil): throw .missingSharedSecret
         case (let value?, nil): return SharedSecret(value.trimmingCharacters(in: .whitespacesAndNewlines))
         case (nil, let path?):
-            let contents: String
-            do {
-                contents = try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
-                let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file"
-                throw .sharedSecretFileUnreadable(path: path, reason: reason)
-            }
-            // Split on any line break: in Swift "\r\n" is one Character, so splitting on "\n" misses it.
-            let firstLine = contents.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
-                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-            guard !firstLine.isEmpty else { throw .sharedSecretFileEmpty(path: path) }
-            if let warning = readableByOthersWarning(path, what: "the shared secret file") { warnings.append(warning) }
-            return SharedSecret(firstLine)
+            return SharedSecret(
+                try firstLine(
+                    ofSecretFile: path, what: "the shared secret file", warnings: &warnings,
+                    unreadable: { .sharedSecretFileUnreadable(path: path, reason: $0) }, empty: .sharedSecretFileEmpty(path: path)))
         }
+    }
+
+    /// A secret file's first line without surrounding blanks (the shared secret, the database
+    /// password); a file group or others can read adds a warning. Errors are the caller's, so each
+    /// names its own file.
+    static func firstLine(
+        ofSecretFile path: String, what: String, warnings: inout [String], unreadable: (_ reason: String) -> ConfigurationError,
+        empty: ConfigurationError
+    ) throws(ConfigurationError) -> String {
+        let contents: String
+        do {
+            contents = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw unreadable(FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file")
+        }
+        // Split on any line break: in Swift "\r\n" is one Character, so splitting on "\n" misses it.
+        let firstLine = contents.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        guard !firstLine.isEmpty else { throw empty }
+        if let warning = readableByOthersWarning(path, what: what) { warnings.append(warning) }
+        return firstLine
     }
 
     /// A warning when group or others may read a secret file (the shared secret, the API key).
