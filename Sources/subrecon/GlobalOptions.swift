@@ -5,9 +5,15 @@ import SubRecon
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    /// The SQLite database (SUBRECON_DB; default ./subrecon.sqlite).
-    @Option(name: .customLong("db"), help: "The SQLite database (SUBRECON_DB; default ./subrecon.sqlite).")
+    /// The SQLite database file or a PostgreSQL URL (SUBRECON_DB; default ./subrecon.sqlite).
+    @Option(
+        name: .customLong("db"),
+        help: "The SQLite database file, or a postgres:// URL (SUBRECON_DB; default ./subrecon.sqlite).")
     var databasePath: String?
+
+    /// The PostgreSQL password, kept out of the URL (and so out of `ps`).
+    @Option(help: "A file whose first line is the PostgreSQL password (SUBRECON_DB_PASSWORD_FILE).")
+    var dbPasswordFile: String?
 
     /// How much to log on stderr.
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (SUBRECON_LOG_LEVEL; default notice).")
@@ -23,7 +29,20 @@ struct GlobalOptions: ParsableArguments {
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    var resolvedDatabasePath: String { Settings.databasePath(environment: environment, flag: databasePath) }
+    /// The database --db / SUBRECON_DB names, with the password file; warnings go to stderr, a
+    /// configuration error ends the process with exit code 2.
+    func resolvedDatabase() throws -> DatabaseLocation {
+        var warnings: [String] = []
+        do {
+            let location = try Settings.database(
+                environment: environment, flag: databasePath, passwordFileFlag: dbPasswordFile, warnings: &warnings)
+            for warning in warnings { Console.error("warning: " + warning) }
+            return location
+        } catch {
+            Console.error(error.description)
+            throw ExitCode(2)
+        }
+    }
 
     func validate() throws {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
@@ -60,11 +79,19 @@ struct GlobalOptions: ParsableArguments {
         return ProgressReporter(isTerminal: ProgressReporter.standardErrorIsTerminal, interval: interval, logger: logger)
     }
 
-    func openDatabase() throws -> AppDatabase {
-        do {
-            return try AppDatabase.open(path: resolvedDatabasePath)
-        } catch {
-            Console.error(error.description)
+    /// Opens `location`, the one `Settings` resolved when the command has them (so its warnings
+    /// show once), else the one the options name.
+    func openDatabase(_ location: DatabaseLocation? = nil) throws -> AppDatabase {
+        switch try location ?? resolvedDatabase() {
+        case .sqlite(let path):
+            do {
+                return try AppDatabase.open(path: path)
+            } catch {
+                Console.error(error.description)
+                throw ExitCode(2)
+            }
+        case .postgres(let postgres):
+            Console.error("\(postgres.masked): PostgreSQL support is being built; use a SQLite file for now")
             throw ExitCode(2)
         }
     }

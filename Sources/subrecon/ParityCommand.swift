@@ -33,7 +33,7 @@ struct ParityCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = global.makeLogger()
         let settings = try verification.settings(global, requireBothAPIs: true)
-        let database = try global.openDatabase()
+        let database = try global.openDatabase(settings.database)
         let job = ReconciliationJob(
             settings: settings, database: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
         let result: ParityCheck.Result
