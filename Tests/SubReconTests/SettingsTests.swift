@@ -170,8 +170,14 @@ struct SettingsTests {
         // Given a URL with a password
         let url = "postgres://u:Zq9sXw7t@db.example.com/d"
         let settings = try resolve(Self.withSecret.merging(["SUBRECON_DB": url]) { $1 })
-        // Then the path shown is masked
+        // Then the path shown is masked, and printing the settings does not show the password
         #expect(settings.databasePath == "postgres://u:***@db.example.com/d")
+        var dumped = ""
+        dump(settings, to: &dumped)
+        for text in ["\(settings)", String(reflecting: settings), dumped] {
+            #expect(text.contains("postgres://u:***@db.example.com/d"))
+            #expect(!text.contains("Zq9sXw7t"))
+        }
         // And a password file as well, or a malformed URL, stops the resolution
         let path = try temporaryFile("other\n")
         defer { remove(path) }
