@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         // PostgreSQL, the second store (several workers on several hosts): the ecosystem's driver.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // TLS settings for PostgreSQL connections (already in the graph through postgres-nio).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // libcurl from the system (libcurl4-openssl-dev), plus typed wrappers for its variadic calls.
@@ -68,6 +70,7 @@ let package = Package(
                 // SQLite's C API for the reconciliation's hot statements (see DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

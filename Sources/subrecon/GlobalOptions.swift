@@ -5,9 +5,15 @@ import SubRecon
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    /// The SQLite database (SUBRECON_DB; default ./subrecon.sqlite).
-    @Option(name: .customLong("db"), help: "The SQLite database (SUBRECON_DB; default ./subrecon.sqlite).")
+    /// The SQLite database file or a PostgreSQL URL (SUBRECON_DB; default ./subrecon.sqlite).
+    @Option(
+        name: .customLong("db"),
+        help: "The SQLite database file, or a postgres:// URL (SUBRECON_DB; default ./subrecon.sqlite).")
     var databasePath: String?
+
+    /// The PostgreSQL password, kept out of the URL (and so out of `ps`).
+    @Option(help: "A file whose first line is the PostgreSQL password (SUBRECON_DB_PASSWORD_FILE).")
+    var dbPasswordFile: String?
 
     /// How much to log on stderr.
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (SUBRECON_LOG_LEVEL; default notice).")
@@ -23,7 +29,20 @@ struct GlobalOptions: ParsableArguments {
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    var resolvedDatabasePath: String { Settings.databasePath(environment: environment, flag: databasePath) }
+    /// The database --db / SUBRECON_DB names, with the password file; warnings go to stderr, a
+    /// configuration error ends the process with exit code 2.
+    func resolvedDatabase() throws -> DatabaseLocation {
+        var warnings: [String] = []
+        do {
+            let location = try Settings.database(
+                environment: environment, flag: databasePath, passwordFileFlag: dbPasswordFile, warnings: &warnings)
+            for warning in warnings { Console.error("warning: " + warning) }
+            return location
+        } catch {
+            Console.error(error.description)
+            throw ExitCode(2)
+        }
+    }
 
     func validate() throws {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
@@ -60,11 +79,13 @@ struct GlobalOptions: ParsableArguments {
         return ProgressReporter(isTerminal: ProgressReporter.standardErrorIsTerminal, interval: interval, logger: logger)
     }
 
-    /// The store SUBRECON_DB / --db names: a SQLite file, or a PostgreSQL URL.
-    func openStore(logger: Logger? = nil) async throws -> any SubscriptionStore {
+    /// Opens `location`, the one `Settings` resolved when the command has them (so its warnings
+    /// show once), else the one the options name: a SQLite file, or a PostgreSQL URL.
+    func openStore(_ location: DatabaseLocation? = nil, logger: Logger? = nil) async throws -> any SubscriptionStore {
+        let location = try location ?? resolvedDatabase()
         do {
             return try await StoreOpener.open(
-                resolvedDatabasePath, environment: environment, logger: logger ?? Logger(label: "subrecon"))
+                location, environment: environment, logger: logger ?? Logger(label: "subrecon"))
         } catch {
             Console.error(error.description)
             throw ExitCode(error.exitCode)

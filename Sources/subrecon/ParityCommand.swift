@@ -33,7 +33,7 @@ struct ParityCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = global.makeLogger()
         let settings = try verification.settings(global, requireBothAPIs: true)
-        let database = try await global.openStore()
+        let database = try await global.openStore(settings.database, logger: logger)
         let job = ReconciliationJob(
             settings: settings, store: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
         let result: ParityCheck.Result

@@ -84,7 +84,8 @@ struct VerificationOptions: ParsableArguments {
                     databasePath: global.databasePath, sharedSecretFile: sharedSecretFile, productionURL: productionURL,
                     sandboxURL: sandboxURL, concurrency: concurrency, products: products, caFile: caFile,
                     requestTimeoutSeconds: requestTimeout, maxAttempts: maxAttempts, maxResponseBytes: maxResponseBytes,
-                    appleAPI: appleAPI, serverAPI: serverAPIFlags, requireBothAPIs: requireBothAPIs))
+                    appleAPI: appleAPI, serverAPI: serverAPIFlags, requireBothAPIs: requireBothAPIs,
+                    databasePasswordFile: global.dbPasswordFile))
             for warning in settings.warnings { Console.error("warning: " + warning) }
             return settings
         } catch {
@@ -97,7 +98,7 @@ struct VerificationOptions: ParsableArguments {
     /// the contract wants: a configuration error (exit 2) before anything else happens.
     func liveJob(_ global: GlobalOptions, logger: Logger) async throws -> ReconciliationJob {
         let settings = try settings(global)
-        let database = try await global.openStore(logger: logger)
+        let database = try await global.openStore(settings.database, logger: logger)
         let stopSignal = StopSignal()
         stopSignal.installSignalHandlers()
         return ReconciliationJob(

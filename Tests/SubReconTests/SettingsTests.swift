@@ -129,6 +129,68 @@ struct SettingsTests {
         #expect(settings.warnings.isEmpty)
     }
 
+    // MARK: the database
+
+    @Test func theDatabaseStaysTheSQLitePathGivenAndIgnoresAPasswordFile() throws {
+        // Given no SUBRECON_DB, or a path by variable and by flag, with a password file that does not exist
+        let noFile = ["SUBRECON_DB_PASSWORD_FILE": "/nonexistent/db-password"]
+        let byDefault = try resolve(Self.withSecret.merging(noFile) { $1 })
+        let byFlag = try resolve(
+            Self.withSecret.merging(noFile) { $1 }.merging(["SUBRECON_DB": "/env.sqlite"]) { $1 },
+            Settings.Flags(databasePath: "/flag.sqlite"))
+        // Then it is SQLite, as before, and the password file is not looked at
+        #expect(byDefault.database == .sqlite(path: "./subrecon.sqlite"))
+        #expect(byFlag.database == .sqlite(path: "/flag.sqlite"))
+        #expect(byFlag.databasePath == "/flag.sqlite")
+        #expect(byDefault.warnings.isEmpty)
+    }
+
+    @Test func aPostgresURLTakesItsPasswordFileByVariableOrFlag() throws {
+        // Given a PostgreSQL URL and a password file others can read
+        let password = "db-Zq9sXw7t"
+        let path = try temporaryFile(password + "\n", mode: 0o644)
+        defer { remove(path) }
+        let url = "postgres://subrecon@db.example.com/subrecon"
+        let withURL = Self.withSecret.merging(["SUBRECON_DB": url]) { $1 }
+        // When resolved with the file by variable and by flag
+        let byVariable = try resolve(withURL.merging(["SUBRECON_DB_PASSWORD_FILE": path]) { $1 })
+        let byFlag = try resolve(withURL, Settings.Flags(databasePasswordFile: path))
+        for settings in [byVariable, byFlag] {
+            // Then the location is PostgreSQL with the file's password, and the file's mode is warned about
+            let expected = PostgresLocation(host: "db.example.com", user: "subrecon", password: password, database: "subrecon")
+            #expect(settings.database == .postgres(expected))
+            #expect(settings.databasePath == url)
+            #expect(settings.warnings.count == 1)
+            #expect(settings.warnings.first?.contains("the database password file \(path)") == true)
+            #expect(settings.warnings.first?.contains(password) == false)
+        }
+    }
+
+    @Test func aDatabaseURLShowsOnlyMaskedAndItsProblemsAreConfigurationErrors() throws {
+        // Given a URL with a password
+        let url = "postgres://u:Zq9sXw7t@db.example.com/d"
+        let settings = try resolve(Self.withSecret.merging(["SUBRECON_DB": url]) { $1 })
+        // Then the path shown is masked, and printing the settings does not show the password
+        #expect(settings.databasePath == "postgres://u:***@db.example.com/d")
+        var dumped = ""
+        dump(settings, to: &dumped)
+        for text in ["\(settings)", String(reflecting: settings), dumped] {
+            #expect(text.contains("postgres://u:***@db.example.com/d"))
+            #expect(!text.contains("Zq9sXw7t"))
+        }
+        // And a password file as well, or a malformed URL, stops the resolution
+        let path = try temporaryFile("other\n")
+        defer { remove(path) }
+        #expect(throws: ConfigurationError.bothDatabasePasswordSourcesSet(maskedURL: "postgres://u:***@db.example.com/d")) {
+            try resolve(Self.withSecret.merging(["SUBRECON_DB": url, "SUBRECON_DB_PASSWORD_FILE": path]) { $1 })
+        }
+        let badPort = ConfigurationError.invalidDatabaseURL(
+            maskedURL: "postgres://u:***@db.example.com:x/d", problem: #"has a bad port "x" (a whole number from 1 to 65535)"#)
+        #expect(throws: badPort) {
+            try resolve(Self.withSecret.merging(["SUBRECON_DB": "postgres://u:Zq9sXw7t@db.example.com:x/d"]) { $1 })
+        }
+    }
+
     // MARK: defaults and precedence
 
     @Test func defaultsApplyWhenNothingElseIsSet() throws {

@@ -3,7 +3,10 @@ import Foundation
 /// Everything a reconciliation needs to know, resolved from the environment and the flags
 /// (a flag wins over its variable). The secret is only ever read from the environment or a file.
 public struct Settings: Sendable {
-    public var databasePath: String
+    /// SUBRECON_DB / --db resolved with the database password file.
+    public var database: DatabaseLocation
+    /// The SQLite path, or the PostgreSQL URL masked: for messages.
+    public var databasePath: String { database.description }
     /// Which Apple API `run` and `user` ask.
     public var appleAPI: AppleAPI
     /// verifyReceipt's secret; nil in server-api mode when none is configured.
@@ -36,9 +39,9 @@ public struct Settings: Sendable {
         databasePath: String, sharedSecret: SharedSecret?, endpoints: VerifyReceiptEndpoints, concurrency: Int,
         products: Set<String>, requestTimeout: Duration, caFile: String?, warnings: [String],
         retryPolicy: RetryPolicy = .standard, maxResponseBytes: Int = Settings.defaultMaxResponseBytes,
-        appleAPI: AppleAPI = .verifyReceipt, serverAPI: ServerAPISettings? = nil
+        appleAPI: AppleAPI = .verifyReceipt, serverAPI: ServerAPISettings? = nil, database: DatabaseLocation? = nil
     ) {
-        self.databasePath = databasePath
+        self.database = database ?? .sqlite(path: databasePath)
         self.appleAPI = appleAPI
         self.serverAPI = serverAPI
         self.sharedSecret = sharedSecret
@@ -55,6 +58,8 @@ public struct Settings: Sendable {
     /// Flags given on the command line; nil when not given.
     public struct Flags: Sendable {
         public var databasePath: String?
+        /// `--db-password-file`.
+        public var databasePasswordFile: String?
         public var sharedSecretFile: String?
         public var productionURL: String?
         public var sandboxURL: String?
@@ -75,8 +80,9 @@ public struct Settings: Sendable {
             sandboxURL: String? = nil, concurrency: Int? = nil, products: [String] = [], caFile: String? = nil,
             requestTimeoutSeconds: Int? = nil, maxAttempts: Int? = nil, maxResponseBytes: Int? = nil,
             appleAPI: String? = nil, serverAPI: ServerAPISettings.Flags = ServerAPISettings.Flags(),
-            requireBothAPIs: Bool = false
+            requireBothAPIs: Bool = false, databasePasswordFile: String? = nil
         ) {
+            self.databasePasswordFile = databasePasswordFile
             self.appleAPI = appleAPI
             self.serverAPI = serverAPI
             self.requireBothAPIs = requireBothAPIs
@@ -98,8 +104,20 @@ public struct Settings: Sendable {
         flag ?? nonEmpty(environment["SUBRECON_DB"]) ?? defaultDatabasePath
     }
 
+    /// The database: SUBRECON_DB / --db, with SUBRECON_DB_PASSWORD_FILE / --db-password-file for
+    /// PostgreSQL (see `DatabaseLocation.resolve`).
+    public static func database(
+        environment: [String: String], flag: String?, passwordFileFlag: String?, warnings: inout [String]
+    ) throws(ConfigurationError) -> DatabaseLocation {
+        try DatabaseLocation.resolve(
+            databasePath(environment: environment, flag: flag),
+            passwordFile: passwordFileFlag ?? nonEmpty(environment["SUBRECON_DB_PASSWORD_FILE"]), warnings: &warnings)
+    }
+
     public static func resolve(environment: [String: String], flags: Flags) throws(ConfigurationError) -> Settings {
         var warnings: [String] = []
+        let database = try database(
+            environment: environment, flag: flags.databasePath, passwordFileFlag: flags.databasePasswordFile, warnings: &warnings)
         let api = try ServerAPISettings.api(environment: environment, flag: flags.appleAPI)
         var secret: SharedSecret?
         var serverAPI: ServerAPISettings?
@@ -155,7 +173,7 @@ public struct Settings: Sendable {
             databasePath: databasePath(environment: environment, flag: flags.databasePath), sharedSecret: secret,
             endpoints: VerifyReceiptEndpoints(production: production, sandbox: sandbox), concurrency: concurrency,
             products: products, requestTimeout: .seconds(timeout), caFile: caFile, warnings: warnings,
-            retryPolicy: retryPolicy, maxResponseBytes: maxBytes, appleAPI: api, serverAPI: serverAPI)
+            retryPolicy: retryPolicy, maxResponseBytes: maxBytes, appleAPI: api, serverAPI: serverAPI, database: database)
     }
 
     /// A whole-number setting: the flag, else the variable, else the default; checked against `range`.
@@ -189,20 +207,32 @@ public struct Settings: Sendable {
         case (nil, nil): throw .missingSharedSecret
         case (let value?, nil): return SharedSecret(value.trimmingCharacters(in: .whitespacesAndNewlines))
         case (nil, let path?):
-            let contents: String
-            do {
-                contents = try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
-                let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file"
-                throw .sharedSecretFileUnreadable(path: path, reason: reason)
-            }
-            // Split on any line break: in Swift "\r\n" is one Character, so splitting on "\n" misses it.
-            let firstLine = contents.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
-                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-            guard !firstLine.isEmpty else { throw .sharedSecretFileEmpty(path: path) }
-            if let warning = readableByOthersWarning(path, what: "the shared secret file") { warnings.append(warning) }
-            return SharedSecret(firstLine)
+            return SharedSecret(
+                try firstLine(
+                    ofSecretFile: path, what: "the shared secret file", warnings: &warnings,
+                    unreadable: { .sharedSecretFileUnreadable(path: path, reason: $0) }, empty: .sharedSecretFileEmpty(path: path)))
         }
+    }
+
+    /// A secret file's first line without surrounding blanks (the shared secret, the database
+    /// password); a file group or others can read adds a warning. Errors are the caller's, so each
+    /// names its own file.
+    static func firstLine(
+        ofSecretFile path: String, what: String, warnings: inout [String], unreadable: (_ reason: String) -> ConfigurationError,
+        empty: ConfigurationError
+    ) throws(ConfigurationError) -> String {
+        let contents: String
+        do {
+            contents = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw unreadable(FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file")
+        }
+        // Split on any line break: in Swift "\r\n" is one Character, so splitting on "\n" misses it.
+        let firstLine = contents.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        guard !firstLine.isEmpty else { throw empty }
+        if let warning = readableByOthersWarning(path, what: what) { warnings.append(warning) }
+        return firstLine
     }
 
     /// A warning when group or others may read a secret file (the shared secret, the API key).

@@ -1,17 +1,76 @@
 import Foundation
 import Logging
+import NIOSSL
+import PostgresNIO
 
-/// Opens the store SUBRECON_DB / --db names: a SQLite file path, or a PostgreSQL URL.
+/// Opens the store SUBRECON_DB / --db names: a SQLite file, or a PostgreSQL database.
 public enum StoreOpener {
-    public static func open(_ location: String, environment: [String: String], logger: Logger)
-        async throws(StoreOpenFailure) -> any SubscriptionStore
-    {
-        do {
-            return try AppDatabase.open(path: location)
-        } catch {
-            // As before PostgreSQL: a SQLite file that cannot be opened is a usage error.
-            throw StoreOpenFailure(message: error.description, exitCode: 2)
+    /// - Parameter environment: `SUBRECON_CLAIM_TIMEOUT` (seconds a claim lasts unless renewed,
+    ///   default 120) and `SUBRECON_DB_RETRY_SECONDS` (how long an unreachable PostgreSQL is
+    ///   retried before the command fails with exit 74, default 120).
+    public static func open(
+        _ location: DatabaseLocation, environment: [String: String], claimTimeoutSeconds: Int? = nil, logger: Logger
+    ) async throws(StoreOpenFailure) -> any SubscriptionStore {
+        switch location {
+        case .sqlite(let path):
+            do {
+                return try AppDatabase.open(path: path)
+            } catch {
+                // As ever on SQLite: a file that cannot be opened is a usage error.
+                throw StoreOpenFailure(message: error.description, exitCode: 2)
+            }
+        case .postgres(let postgres):
+            let claimTimeout = try seconds(
+                claimTimeoutSeconds, environment["SUBRECON_CLAIM_TIMEOUT"], name: "SUBRECON_CLAIM_TIMEOUT", default: 120)
+            let retry = try seconds(
+                nil, environment["SUBRECON_DB_RETRY_SECONDS"], name: "SUBRECON_DB_RETRY_SECONDS", default: 120)
+            let configuration: PostgresClient.Configuration
+            do {
+                configuration = try clientConfiguration(postgres)
+            } catch {
+                throw StoreOpenFailure(message: "\(postgres.masked): \(error)", exitCode: 2)
+            }
+            do {
+                return try await PostgresStore.open(
+                    configuration: configuration, maskedURL: postgres.masked, claimTimeoutMs: Int64(claimTimeout) * 1000,
+                    retryWindow: .seconds(retry), logger: logger)
+            } catch {
+                throw StoreOpenFailure(
+                    message: "\(postgres.masked): \(error.description)", exitCode: error.isConfiguration ? 2 : 74)
+            }
         }
+    }
+
+    /// The driver's settings for `location`: `require` encrypts without checking the server's
+    /// certificate (libpq's meaning); `verify-full` checks it and the host name, against
+    /// `sslrootcert` or the system's roots.
+    static func clientConfiguration(_ location: PostgresLocation) throws -> PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS
+        switch location.tls {
+        case .disable:
+            tls = .disable
+        case .require:
+            var settings = TLSConfiguration.makeClientConfiguration()
+            settings.certificateVerification = .none
+            tls = .require(settings)
+        case .verifyFull(let rootCertificatePath):
+            var settings = TLSConfiguration.makeClientConfiguration()
+            settings.certificateVerification = .fullVerification
+            if let rootCertificatePath { settings.trustRoots = .file(rootCertificatePath) }
+            tls = .require(settings)
+        }
+        return PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: tls)
+    }
+
+    static func seconds(_ flag: Int?, _ variable: String?, name: String, default value: Int) throws(StoreOpenFailure) -> Int {
+        if let flag { return flag }
+        guard let variable else { return value }
+        guard let seconds = Int(variable.trimmingCharacters(in: .whitespaces)), seconds >= 1 else {
+            throw StoreOpenFailure(message: "\(name) must be a whole number of seconds (1 or more), not \"\(variable)\"", exitCode: 2)
+        }
+        return seconds
     }
 }
 
