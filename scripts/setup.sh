@@ -4,17 +4,8 @@
 # scripts/test.sh; safe to run again (installs only what is missing).
 set -euo pipefail
 
-need=()
-for package in libsqlite3-dev libcurl4-openssl-dev pkg-config ca-certificates openssl; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || need+=("$package")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  echo "setup: installing ${need[*]}" >&2
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+bash "$(dirname "${BASH_SOURCE[0]}")/install-packages.sh" \
+  libsqlite3-dev libcurl4-openssl-dev pkg-config ca-certificates openssl
 
 if ! command -v swift >/dev/null 2>&1; then
   for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # The second command: installs what is missing, builds, and runs the whole test suite
-# (unit tests first, then integration tests over loopback against the simulator and the built binary).
+# (unit tests first, then integration tests over loopback against the simulator and the built binary),
+# with a throwaway PostgreSQL for the PostgreSQL store (scripts/postgres-test-cluster.sh), removed at
+# the end whatever happened. No PostgreSQL, no tests: a failed install or start fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+# Exports SUBRECON_TEST_POSTGRES_URL, _PASSWORD_FILE, _CTL and _DIR for the tests.
+postgres_env=$(bash scripts/postgres-test-cluster.sh start)
+eval "$postgres_env"
+trap 'bash scripts/postgres-test-cluster.sh stop "$SUBRECON_TEST_POSTGRES_DIR"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 swift build --build-tests
 # A small smoke of the benchmark, so it can't rot (figures only, never a pass/fail on speed).
 bash scripts/bench-smoke.sh
