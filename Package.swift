@@ -136,6 +136,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // SQLite's C API (same package as GRDB): tests lower a connection's limits.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // A database per test in the throwaway PostgreSQL cluster.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             // Golden CSV files are read from the source tree by path (see ReportGoldenTests).
             exclude: ["Golden"]

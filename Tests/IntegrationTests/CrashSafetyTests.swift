@@ -16,7 +16,7 @@ import Testing
             ImportRow(
                 line: i + 2, userID: "u\(i)", receiptData: world.receipt(scenarios[i % scenarios.count], id: Int64(i + 1)))
         }
-        try await world.database.importReceipts(rows, nowMs: world.clock.nowMs)
+        try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
         return [
             "SUBRECON_DB": world.databasePath, "SUBRECON_SHARED_SECRET": TestWorld.secret,
             "SUBRECON_PRODUCTION_URL": world.simulator.productionURL,

@@ -7,8 +7,8 @@ import Testing
 
 /// import → run → report, with a real SQLite file and real HTTP to the simulator over loopback.
 @Suite struct NightlyRunTests {
-    @Test func nightlyRunDerivesEveryScenarioFromTheSimulator() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func nightlyRunDerivesEveryScenarioFromTheSimulator(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios(SimulatedScenario.allCases)
 
@@ -67,8 +67,8 @@ import Testing
         #expect(refunded["cancellation_date_ms"]?.isEmpty == false)
     }
 
-    @Test func aRenewalAtAppleIsFoundTheNightAfterExpiry() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func aRenewalAtAppleIsFoundTheNightAfterExpiry(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.trialActive, .downgradePending])
         _ = try await world.run()
@@ -113,8 +113,8 @@ import Testing
         #expect(second.sandboxRequests == 2)
     }
 
-    @Test func userRunReverifiesOneUserWhateverTheDuePolicyAndIsRecordedAsUser() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func userRunReverifiesOneUserWhateverTheDuePolicyAndIsRecordedAsUser(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .expired])
         _ = try await world.run()
@@ -131,8 +131,8 @@ import Testing
         #expect(items.map { $0["user_id"] } == ["user-active"])
     }
 
-    @Test func aWrongSharedSecretStopsTheRunWithExit2AndChangesNothing() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func aWrongSharedSecretStopsTheRunWithExit2AndChangesNothing(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .expired, .refunded, .gracePeriod])
 
@@ -150,8 +150,8 @@ import Testing
         #expect(run["exit_code"] == "2")
     }
 
-    @Test func aDryRunVerifiesButWritesNothing() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func aDryRunVerifiesButWritesNothing(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .refunded])
 

@@ -21,13 +21,13 @@ import Testing
         .appendingPathComponent("Golden")
 
     /// Two nightly runs four weeks apart over every scenario, plus one receipt claimed by two users.
-    @Test func everyReportMatchesItsGoldenFile() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func everyReportMatchesItsGoldenFile(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios(SimulatedScenario.allCases)
         // The `active` account's receipt, handed over again for a second app user (a shared Apple ID).
         let copy = world.receipt(.active, id: 1)
-        _ = try await world.database.importReceipts(
+        _ = try await world.store.importReceipts(
             [ImportRow(line: 2, userID: "user-active-second-device", receiptData: copy)], nowMs: world.clock.nowMs)
 
         let first = try await world.run()
@@ -57,8 +57,8 @@ import Testing
 
     // MARK: - changes
 
-    @Test func aRenewalFoundAfterExpiryIsReportedAsRenewed() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func aRenewalFoundAfterExpiryIsReportedAsRenewed(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
         _ = try await world.run()
@@ -85,8 +85,8 @@ import Testing
     }
 
     /// Scripted accounts whose events fall between runs; each run then shows one kind of change.
-    @Test func eachKindOfChangeGetsItsWord() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func eachKindOfChangeGetsItsWord(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         let now = world.clock.nowMs
         let day = DuePolicy.day
@@ -111,7 +111,7 @@ import Testing
                 receiptData: SimulatedReceipt.encode(
                     SimulatedSubscriber(id: Int64(100 + index), subscriptions: [account.1], paddingBytes: 64)))
         }
-        _ = try await world.database.importReceipts(rows, nowMs: now)
+        _ = try await world.store.importReceipts(rows, nowMs: now)
 
         func changes(afterRunAt ms: Int64) async throws -> [String: String] {
             world.clock.set(nowMs: ms)
@@ -150,8 +150,8 @@ import Testing
         #expect(Set(window.compactMap { $0["run_id"] }) == ["2", "3"])
     }
 
-    @Test func aDryRunRecordsNoChanges() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func aDryRunRecordsNoChanges(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .refunded])
         _ = try await world.run(dryRun: true)
@@ -160,14 +160,14 @@ import Testing
 
     // MARK: - shared, unrecorded, expiring
 
-    @Test func oneAppleSubscriptionImportedForTwoUsersIsShared() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func oneAppleSubscriptionImportedForTwoUsersIsShared(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         let data = world.receipt(.active, id: 7)
-        _ = try await world.database.importReceipts(
+        _ = try await world.store.importReceipts(
             [ImportRow(line: 2, userID: "alice", receiptData: data)], nowMs: world.clock.nowMs)
         world.clock.advance(byMs: DuePolicy.hour)
-        _ = try await world.database.importReceipts(
+        _ = try await world.store.importReceipts(
             [ImportRow(line: 2, userID: "bob", receiptData: data)], nowMs: world.clock.nowMs)
         try await world.importScenarios([.expired])  // someone else, not shared
         _ = try await world.run()
@@ -181,8 +181,8 @@ import Testing
         #expect(rows.last?["receipt_imported_at"] == ISO8601.string(fromMilliseconds: world.clock.nowMs))
     }
 
-    @Test func unrecordedListsEveryPeriodARunFoundAndWhetherItWasBilledAfterTheImport() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func unrecordedListsEveryPeriodARunFoundAndWhetherItWasBilledAfterTheImport(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
         let importedAt = world.clock.nowMs
@@ -208,8 +208,8 @@ import Testing
         #expect(recent.map { $0["transaction_id"] } == [last["transaction_id"]])
     }
 
-    @Test func expiringListsEntitledSubscriptionsEndingWithinTheWindow() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func expiringListsEntitledSubscriptionsEndingWithinTheWindow(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         // Ends in: trial 5 days, billingRecovered 5 days, grace period's grace 14 days,
         // activeAutoRenewOff 20 days, active 27 days; expired and refunded never.
@@ -242,7 +242,7 @@ import Testing
                 """)
         }
 
-        let report = try await StatusReport.load(from: world.database, nowMs: world.clock.nowMs)
+        let report = try await StatusReport.load(from: world.store, nowMs: world.clock.nowMs)
         let text = report.text()
 
         let subscriptions = try await world.subscriptions()
@@ -301,7 +301,7 @@ import Testing
 
     func export(_ world: TestWorld, _ kind: ReportKind, _ options: ReportOptions = .init()) async throws -> String {
         let box = DataBox()
-        try await ReportExporter(store: world.database).export(kind, options: options) { box.append($0) }
+        try await ReportExporter(store: world.store).export(kind, options: options) { box.append($0) }
         return box.text
     }
 

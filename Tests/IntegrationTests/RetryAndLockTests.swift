@@ -8,8 +8,8 @@ import Testing
 /// Transient failures are retried within the run; an outage opens the circuit breaker; one
 /// nightly run per database at a time.
 @Suite struct RetryAndLockTests {
-    @Test func aTransientStatusIsRetriedAndThenApplied() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func aTransientStatusIsRetriedAndThenApplied(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .expired])
         world.simulator.setGlobalFaults(FaultPlan.appleStatuses([21005, 21104, 0], isRetryable: true))
@@ -24,8 +24,8 @@ import Testing
         #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 2)
     }
 
-    @Test func retryAfterIsHonouredBeforeTheNextAttempt() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func retryAfterIsHonouredBeforeTheNextAttempt(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
         world.simulator.setGlobalFaults(FaultPlan(steps: [.httpError(503, retryAfterSeconds: 1), .answer]))
@@ -62,8 +62,8 @@ import Testing
         #expect(item["apple_status"] == "21009")
     }
 
-    @Test func anUndocumentedStatusIsNotRetriedWithinTheRun() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func anUndocumentedStatusIsNotRetriedWithinTheRun(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
         world.simulator.setGlobalFaults(FaultPlan.always(.appleStatus(21077, isRetryable: nil)))
@@ -74,14 +74,14 @@ import Testing
         #expect(world.simulator.statistics().totalRequests == 1)
     }
 
-    @Test func anOutageOpensTheCircuitBreakerAndLeavesTheRestDue() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func anOutageOpensTheCircuitBreakerAndLeavesTheRestDue(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         let scenarios = Array(repeating: SimulatedScenario.active, count: 40)
         let rows = scenarios.indices.map { i in
             ImportRow(line: i + 2, userID: "u\(i)", receiptData: world.receipt(.active, id: Int64(i + 1)))
         }
-        try await world.database.importReceipts(rows, nowMs: world.clock.nowMs)
+        try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
         world.simulator.setGlobalFaults(FaultPlan.always(.httpError(503)))
 
         let summary = try await world.run(
@@ -159,13 +159,13 @@ import Testing
         #expect(summary.exitCode == 0)
     }
 
-    @Test func aStopRequestEndsTheRunGracefullyAsInterrupted() async throws {
-        let world = try await TestWorld.make(latency: .milliseconds(100))
+    @Test(arguments: StoreKind.allCases) func aStopRequestEndsTheRunGracefullyAsInterrupted(store: StoreKind) async throws {
+        let world = try await TestWorld.make(latency: .milliseconds(100), store: store)
         defer { Task { await world.close() } }
         let rows = (0..<30).map { i in
             ImportRow(line: i + 2, userID: "u\(i)", receiptData: world.receipt(.active, id: Int64(i + 1)))
         }
-        try await world.database.importReceipts(rows, nowMs: world.clock.nowMs)
+        try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
         let stop = StopSignal()
 
         async let run = world.run(concurrency: 2, stopSignal: stop)

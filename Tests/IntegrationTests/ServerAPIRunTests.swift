@@ -46,8 +46,8 @@ import Testing
         #expect(newPeriods.count > oldPeriods.count)
     }
 
-    @Test func theHistoryRecordsEveryPeriodBilledBetweenTwoChecksAndIsNotAskedWhenNothingChanged() async throws {
-        let world = try await TestWorld.make(historyPageSize: 2)
+    @Test(arguments: StoreKind.allCases) func theHistoryRecordsEveryPeriodBilledBetweenTwoChecksAndIsNotAskedWhenNothingChanged(store: StoreKind) async throws {
+        let world = try await TestWorld.make(historyPageSize: 2, store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
 
@@ -75,8 +75,8 @@ import Testing
 
     /// Moving an existing database over: nothing to migrate; the first server-api check reads the
     /// whole history once (periods verifyReceipt never showed), the next ones only the statuses.
-    @Test func aDatabaseMovedOverFromVerifyReceiptGetsItsHistoryOnceAndNoMore() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func aDatabaseMovedOverFromVerifyReceiptGetsItsHistoryOnceAndNoMore(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .twoGroups])
         _ = try await world.run()
@@ -95,13 +95,13 @@ import Testing
         #expect(world.simulator.statistics().transactionHistoryRequests == historyCalls)
     }
 
-    @Test func anImportedTransactionIDIsAskedAboutWithoutAnyReceiptData() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func anImportedTransactionIDIsAskedAboutWithoutAnyReceiptData(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         let subscriber = SimulatedScenario.gracePeriod.subscriber(id: 7, nowMs: world.clock.nowMs)
         world.simulator.register(subscriber)
         let otid = "100000000070000000"
-        _ = try await world.database.importReceipts(
+        _ = try await world.store.importReceipts(
             [ImportRow(line: 2, userID: "sk2-user", receiptData: "", transactionID: otid)], nowMs: world.clock.nowMs)
 
         let summary = try await world.runServerAPI()
@@ -112,12 +112,12 @@ import Testing
         #expect(row["status"] == "grace_period")
     }
 
-    @Test func aTransactionUnknownInBothEnvironmentsIsInvalidAndAReceiptWithoutAnIDTooWithoutAnyCall() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func aTransactionUnknownInBothEnvironmentsIsInvalidAndAReceiptWithoutAnIDTooWithoutAnyCall(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         // A well-formed receipt whose account the simulated App Store never heard of.
         let stranger = SimulatedReceipt.encode(SimulatedScenario.active.subscriber(id: 99, nowMs: world.clock.nowMs))
-        _ = try await world.database.importReceipts(
+        _ = try await world.store.importReceipts(
             [
                 ImportRow(line: 2, userID: "stranger", receiptData: stranger),
                 ImportRow(line: 3, userID: "not-a-receipt", receiptData: "bm90IGEgcmVjZWlwdA=="),
@@ -134,8 +134,8 @@ import Testing
         #expect(world.simulator.statistics().subscriptionStatusesRequests == 2)
     }
 
-    @Test func a401StopsTheRunWithExit2AndChangesNothing() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func a401StopsTheRunWithExit2AndChangesNothing(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .expired, .refunded])
         let revoked = AppStoreAPIKey(
@@ -177,8 +177,8 @@ import Testing
         #expect(due == 1)
     }
 
-    @Test func a429IsWaitedOutAndCountedAndA5xxIsRetried() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func a429IsWaitedOutAndCountedAndA5xxIsRetried(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .expired])
         world.simulator.setFaults(FaultPlan(steps: [.httpError(429, retryAfterSeconds: 0)]), forSubscriberID: 1)
@@ -192,8 +192,8 @@ import Testing
         #expect(summary.line.contains("1 answered 429"))
     }
 
-    @Test func anotherAppsAppleIDInAProductionAnswerChangesNothing() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func anotherAppsAppleIDInAProductionAnswerChangesNothing(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
         var settings = try world.serverAPISettings()
@@ -206,14 +206,14 @@ import Testing
         #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
     }
 
-    @Test func theMetricsFileShowsServerAPIRequestsAnd429s() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func theMetricsFileShowsServerAPIRequestsAnd429s(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
         world.simulator.setFaults(FaultPlan(steps: [.httpError(429, retryAfterSeconds: 0)]), forSubscriberID: 1)
 
         let summary = try await world.runServerAPI()
-        let metrics = try await world.database.withReadSnapshot { db in try await MetricsFile.render(summary: summary, db) }
+        let metrics = try await world.store.withReadSnapshot { db in try await MetricsFile.render(summary: summary, db) }
 
         #expect(metrics.contains(#"subrecon_last_run_server_api_requests{kind="nightly"} 3"#))
         #expect(metrics.contains(#"subrecon_last_run_server_api_rate_limited{kind="nightly"} 1"#))
@@ -228,7 +228,7 @@ import Testing
         let rows = scenarios.indices.map { index in
             ImportRow(line: index + 2, userID: "u\(index)", receiptData: world.receipt(.active, id: Int64(index + 1)))
         }
-        _ = try await world.database.importReceipts(rows, nowMs: world.clock.nowMs)
+        _ = try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
 
         let summary = try await world.runServerAPI(settings: try world.serverAPISettings(concurrency: 16, rate: 20))
 
@@ -239,13 +239,13 @@ import Testing
         #expect(summary.serverAPI?.requests == world.simulator.statistics().serverAPIRequests)
     }
 
-    @Test func parityFindsNoDifferenceOnEveryScenarioAndWritesNothing() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func parityFindsNoDifferenceOnEveryScenarioAndWritesNothing(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios(SimulatedScenario.allCases)
         var settings = try world.serverAPISettings()
         settings.appleAPI = .verifyReceipt
-        let job = ReconciliationJob(settings: settings, store: world.database, clock: world.clock.millisecondsClock, logger: .init(label: "t"))
+        let job = ReconciliationJob(settings: settings, store: world.store, clock: world.clock.millisecondsClock, logger: .init(label: "t"))
 
         let result = try await job.parity(limit: nil)
 
@@ -256,14 +256,14 @@ import Testing
         #expect(try await world.count("SELECT COUNT(*) FROM runs") == 0)
     }
 
-    @Test func parityListsAFieldThatDiffers() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func parityListsAFieldThatDiffers(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active, .expired])
         // The Server API says another app's data for subscriber 2: its outcome differs (failed).
         world.simulator.setFaults(.always(.otherBundleID), forSubscriberID: 2)
         let job = ReconciliationJob(
-            settings: try world.serverAPISettings(), store: world.database, clock: world.clock.millisecondsClock,
+            settings: try world.serverAPISettings(), store: world.store, clock: world.clock.millisecondsClock,
             logger: .init(label: "t"))
 
         let result = try await job.parity(limit: nil)

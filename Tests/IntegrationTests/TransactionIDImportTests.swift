@@ -11,8 +11,8 @@ import Testing
         defer { Task { await world.close() } }
         let row = ImportRow(line: 2, userID: "u1", receiptData: "", transactionID: "100000000010000000")
 
-        let first = try await world.database.importReceipts([row], nowMs: world.clock.nowMs)
-        let again = try await world.database.importReceipts([row], nowMs: world.clock.nowMs)
+        let first = try await world.store.importReceipts([row], nowMs: world.clock.nowMs)
+        let again = try await world.store.importReceipts([row], nowMs: world.clock.nowMs)
 
         #expect(first.imported == 1)
         #expect(again.imported == 0)
@@ -34,10 +34,10 @@ import Testing
         }
     }
 
-    @Test func verifyReceiptModeLeavesAReceiptlessRowDueWithAClearMessage() async throws {
-        let world = try await TestWorld.make()
+    @Test(arguments: StoreKind.allCases) func verifyReceiptModeLeavesAReceiptlessRowDueWithAClearMessage(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
-        _ = try await world.database.importReceipts(
+        _ = try await world.store.importReceipts(
             [ImportRow(line: 2, userID: "u1", receiptData: "", transactionID: "100000000010000000")], nowMs: world.clock.nowMs)
 
         let summary = try await world.run()

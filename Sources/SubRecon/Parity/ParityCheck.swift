@@ -41,7 +41,8 @@ public struct ParityCheck: Sendable {
         var position = ReceiptCursorPosition.start
         while limit.map({ result.receiptsCompared < $0 }) ?? true {
             let pageSize = min(256, limit.map { $0 - result.receiptsCompared } ?? 256)
-            let page = try await store.receipts(.due, after: position, limit: pageSize, nowMs: nowMs)
+            // Read, never claimed: the check writes nothing at all.
+            let page = try await store.receipts(.duePreview, after: position, limit: pageSize, nowMs: nowMs)
             guard let last = page.last else { break }
             position = ReceiptCursorPosition(nextDueAt: last.nextDueAt, id: last.id)
             let answers = await ask(page)

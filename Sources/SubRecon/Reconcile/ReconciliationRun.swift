@@ -257,7 +257,12 @@ public struct ReconciliationRun: Sendable {
             // The other workers took their share: this worker's total is what it did, and what
             // is left is only what nobody took (when this run ended early).
             total = processed
-            remaining = endedEarly == nil ? 0 : ((try? await store.countReceipts(.due, nowMs: startedAt)) ?? 0)
+            if endedEarly == nil {
+                remaining = 0
+            } else {
+                try? await store.releaseClaims()
+                remaining = (try? await store.countReceipts(.due, nowMs: startedAt)) ?? 0
+            }
         }
         let summary = RunSummary(
             runID: runID, kind: options.kind, receiptsTotal: total, counts: counts, stoppedBy: stoppedBy,

@@ -4,15 +4,25 @@ import Crypto
 import Foundation
 import GRDB
 import Logging
+import Testing
 
 @testable import SubRecon
 
-/// A fresh temporary folder with a real SQLite file, the App Store simulator listening on a free
-/// loopback port, and a clock shared by both. One per test; `close()` at the end.
+/// Which store a test runs against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+}
+
+/// A fresh temporary folder with a real store (a SQLite file, or a database of its own in the test
+/// PostgreSQL cluster), the App Store simulator listening on a free loopback port, and a clock
+/// shared by both. One per test; `close()` at the end.
 final class TestWorld: Sendable {
     static let secret = "sim-secret-0f3c9d2e7b5a4c1e"
     let folder: String
-    let database: AppDatabase
+    let store: any SubscriptionStore
+    /// The PostgreSQL database, when the world runs on one.
+    let postgres: TestPostgres?
     let simulator: AppStoreSimulator
     let clock: SimulatedClock
     let startMs: Int64
@@ -21,13 +31,20 @@ final class TestWorld: Sendable {
     /// The same key as a `.p8` file's text, for the binary.
     let apiKeyPEM: String
 
+    /// The SQLite store, for tests that read it directly.
+    var database: AppDatabase {
+        guard let database = store as? AppDatabase else { fatalError("this test reads the SQLite file directly") }
+        return database
+    }
+
     private init(
-        folder: String, database: AppDatabase, simulator: AppStoreSimulator, clock: SimulatedClock, apiKey: AppStoreAPIKey,
-        apiKeyPEM: String
+        folder: String, store: any SubscriptionStore, postgres: TestPostgres?, simulator: AppStoreSimulator,
+        clock: SimulatedClock, apiKey: AppStoreAPIKey, apiKeyPEM: String
     ) {
         self.apiKeyPEM = apiKeyPEM
         self.folder = folder
-        self.database = database
+        self.store = store
+        self.postgres = postgres
         self.simulator = simulator
         self.clock = clock
         self.startMs = clock.nowMs
@@ -35,7 +52,7 @@ final class TestWorld: Sendable {
     }
 
     static func make(
-        latency: Duration = .zero, historyPageSize: Int = 20, apiRateLimit: Double? = nil
+        latency: Duration = .zero, historyPageSize: Int = 20, apiRateLimit: Double? = nil, store kind: StoreKind = .sqlite
     ) async throws -> TestWorld {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -46,12 +63,14 @@ final class TestWorld: Sendable {
                 sharedSecret: secret, latency: latency, clock: clock.millisecondsClock, apiPublicKey: privateKey.publicKey,
                 historyPageSize: historyPageSize, apiRateLimit: apiRateLimit))
         _ = try await simulator.start()
-        let database = try AppDatabase.open(path: folder + "/subrecon.sqlite")
+        let postgres = kind == .postgres ? try await TestPostgres.createDatabase() : nil
+        let store: any SubscriptionStore =
+            if let postgres { try await postgres.open() } else { try AppDatabase.open(path: folder + "/subrecon.sqlite") }
         let apiKey = AppStoreAPIKey(
             privateKey: privateKey, keyID: "TESTKEY001", issuerID: "57246542-96fe-1a63-e053-0824d011072a",
             bundleID: SimulatedProducts.bundleID)
         return TestWorld(
-            folder: folder, database: database, simulator: simulator, clock: clock, apiKey: apiKey,
+            folder: folder, store: store, postgres: postgres, simulator: simulator, clock: clock, apiKey: apiKey,
             apiKeyPEM: privateKey.pemRepresentation)
     }
 
@@ -77,17 +96,22 @@ final class TestWorld: Sendable {
         settings: Settings? = nil
     ) async throws -> RunSummary {
         let job = ReconciliationJob(
-            settings: try settings ?? serverAPISettings(), store: database, clock: clock.millisecondsClock,
+            settings: try settings ?? serverAPISettings(), store: store, clock: clock.millisecondsClock,
             logger: Logger(label: "test"))
         return try await job.run(.init(kind: kind, selection: selection, dryRun: dryRun))
     }
 
     func close() async {
+        await store.close()
         await simulator.stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    var databasePath: String { folder + "/subrecon.sqlite" }
+    /// What SUBRECON_DB names for the binary: the SQLite file, or the PostgreSQL URL.
+    var databasePath: String { postgres?.url ?? folder + "/subrecon.sqlite" }
+
+    /// The binary's environment for this world's store (the password file on PostgreSQL).
+    var storeEnvironment: [String: String] { (postgres?.environment ?? [:]).merging(["SUBRECON_DB": databasePath]) { $1 } }
 
     /// Retries as in production, but with millisecond backoffs so fault tests stay fast.
     static let fastRetries = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(50))
@@ -117,7 +141,7 @@ final class TestWorld: Sendable {
         let rows = scenarios.enumerated().map { index, scenario in
             ImportRow(line: index + 2, userID: "user-\(scenario.rawValue)", receiptData: receipt(scenario, id: Int64(index + 1)))
         }
-        return try await database.importReceipts(rows, nowMs: clock.nowMs)
+        return try await store.importReceipts(rows, nowMs: clock.nowMs)
     }
 
     func run(
@@ -129,24 +153,28 @@ final class TestWorld: Sendable {
         let job = ReconciliationJob(
             settings: settings(
                 secret: secret, concurrency: concurrency, retryPolicy: retryPolicy, requestTimeout: requestTimeout),
-            store: database, clock: clock.millisecondsClock, stopSignal: stopSignal, logger: Logger(label: "test"))
+            store: store, clock: clock.millisecondsClock, stopSignal: stopSignal, logger: Logger(label: "test"))
         return try await job.run(
             .init(kind: kind, selection: selection, dryRun: dryRun, circuitBreaker: circuitBreaker))
     }
 
+    /// Every stored subscription, by user and original transaction id (either store).
     func subscriptions() async throws -> [StoredSubscription] {
-        try await database.writer.read { db in
-            try StoredSubscription.fetchAll(db, sql: "SELECT * FROM subscriptions ORDER BY user_id, original_transaction_id")
+        let users = try await store.withReadSnapshot { db in
+            try await db.all("SELECT DISTINCT user_id FROM subscriptions ORDER BY user_id") { try $0.requiredText("user_id") }
         }
+        var all: [StoredSubscription] = []
+        for user in users { all += try await store.subscriptions(ofUser: user) }
+        return all
     }
 
     func count(_ sql: String) async throws -> Int {
-        try await database.writer.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+        Int(try await store.withReadSnapshot { db in try await db.integer("SELECT (\(sql)) AS value") } ?? 0)
     }
 
     func report(_ kind: ReportKind, runID: Int64? = nil) async throws -> [[String: String]] {
         let box = DataBox()
-        try await ReportExporter(store: database).export(kind, runID: runID) { box.append($0) }
+        try await ReportExporter(store: store).export(kind, runID: runID) { box.append($0) }
         return CSVTable.parse(box.text)
     }
 }

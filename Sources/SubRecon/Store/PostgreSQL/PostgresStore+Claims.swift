@@ -13,8 +13,10 @@ extension PostgresStore {
                 case .due:
                     // What is left for the workers (this one's share is not known in advance).
                     try await connection.integer(
-                        "SELECT COUNT(*) FROM receipts WHERE next_due_at <= ? AND (claimed_by IS NULL OR claimed_until < ?)",
-                        [.integer(nowMs), .integer(ReconciliationJob.wallClockMs())])
+                        """
+                        SELECT COUNT(*) FROM receipts WHERE next_due_at <= ? AND (last_attempt_at IS NULL OR last_attempt_at < ?)
+                            AND (claimed_by IS NULL OR claimed_until < ?)
+                        """, [.integer(nowMs), .integer(nowMs), .integer(ReconciliationJob.wallClockMs())])
                 case .duePreview:
                     try await connection.integer("SELECT COUNT(*) FROM receipts WHERE next_due_at <= ?", [.integer(nowMs)])
                 case .all:
@@ -62,8 +64,8 @@ extension PostgresStore {
         }
     }
 
-    /// Claims up to `limit` receipts due by `dueBy` (the run's start: a receipt this run wrote, or
-    /// failed and rescheduled, is not claimed again in it).
+    /// Claims up to `limit` receipts due by `dueBy` (the run's start) and not attempted since: a
+    /// receipt this run wrote, or failed and left due, is not claimed again in it.
     func claimDue(limit: Int, dueBy: Int64, columns: String) async throws(StoreError) -> [ReceiptToVerify] {
         let (worker, timeout) = (worker, claimTimeoutMs)
         return try await withTransaction("claiming due receipts") { connection in
@@ -78,14 +80,14 @@ extension PostgresStore {
                 """
                 WITH picked AS (
                     SELECT id FROM receipts
-                    WHERE next_due_at <= ? AND claimed_by IS NULL
+                    WHERE next_due_at <= ? AND claimed_by IS NULL AND (last_attempt_at IS NULL OR last_attempt_at < ?)
                     ORDER BY next_due_at, id LIMIT ?
                     FOR UPDATE SKIP LOCKED)
                 UPDATE receipts SET claimed_by = ?, claimed_until = ?
                 FROM picked WHERE receipts.id = picked.id
                 RETURNING \(Self.qualified(columns))
                 """,
-                [.integer(dueBy), .integer(Int64(limit)), .text(worker), .integer(now + timeout)],
+                [.integer(dueBy), .integer(dueBy), .integer(Int64(limit)), .text(worker), .integer(now + timeout)],
                 ReceiptToVerify.init(postgresRow:)
             ).sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) }
         }

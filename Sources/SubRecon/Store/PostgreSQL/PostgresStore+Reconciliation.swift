@@ -11,8 +11,9 @@ extension PostgresStore {
         guard !batch.isEmpty else { return [] }
         if !write {
             return try await withConnection("reading receipts' stored state") { connection in
+                // As on SQLite, a dry run decides each receipt against what is stored.
                 var stored = try await StoredBatchState.read(batch, connection)
-                return batch.map { stored.decide($0) }
+                return batch.map { stored.decide($0, folding: false) }
             }
         }
         let worker = worker
@@ -82,8 +83,8 @@ struct StoredBatchState {
         return state
     }
 
-    /// Decides `item` against the stored state, then folds its update in for the items after it.
-    mutating func decide(_ item: ReceiptReconciliation) -> ReceiptUpdate {
+    /// Decides `item` against the stored state, then (`folding`) folds its update in for the items after it.
+    mutating func decide(_ item: ReceiptReconciliation, folding: Bool = true) -> ReceiptUpdate {
         var receipt = item.receipt
         var failures = 0
         if let stored = receipts[receipt.id] {
@@ -100,6 +101,7 @@ struct StoredBatchState {
             ReceiptSnapshot(
                 receipt: receipt, subscriptions: subscriptions[item.receipt.userID] ?? [:], renewals: named,
                 consecutiveFailures: failures))
+        guard folding else { return update }
         for subscription in update.subscriptions {
             subscriptions[subscription.userID, default: [:]][subscription.originalTransactionID] = subscription
         }
