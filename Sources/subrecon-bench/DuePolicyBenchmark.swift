@@ -3,12 +3,18 @@ import Foundation
 import GRDB
 import Logging
 import SubRecon
+import SubReconHTTP
 
 /// The due policy against "verify everything every night", in-process on simulated time: one
 /// `SimulatedClock` drives the simulator (zero latency) and two `ReconciliationJob`s over two
 /// databases holding the same receipts. Every simulated night POLICY runs `.due` and NAIVE runs
 /// `.all`; Apple calls are the simulator's request counts around each run, and after each night
 /// the two `subscriptions` tables are compared (see `LagTracker`).
+///
+/// A third database, UNSPREAD, runs `.due` under the same policy without the spread of the 7-day
+/// re-checks (`DuePolicy.spreadsMaxAgeChecks` off): with every receipt imported on the first
+/// night, its nightly checks peak every 7th night where POLICY's stay level. For both, the longest
+/// gap between two checks of an entitled receipt is measured against the documented 7 days.
 struct DuePolicyBenchmark {
     struct Configuration {
         var subscribers: Int
@@ -30,6 +36,33 @@ struct DuePolicyBenchmark {
         var policyCalls: Int
         var naiveCalls: Int
         var disagreements: Int
+        /// Receipts verified tonight by POLICY and by UNSPREAD.
+        var policyChecks: Int
+        var unspreadChecks: Int
+        var unspreadCalls: Int
+    }
+
+    /// One policy's checks night by night, and its longest wait between two checks of an entitled receipt.
+    struct CheckLoad {
+        /// Receipts verified each night after the first (the import night checks everything).
+        var laterNights: [Int]
+        /// The longest gap between a check that left a receipt active and its next check (or the
+        /// last night, if none came): what the 7-day maximum age bounds.
+        var longestGapMs: Int64
+        /// Gaps longer than 7 days.
+        var lateGaps: Int
+
+        var peak: Int { laterNights.max() ?? 0 }
+        /// The night of the peak, 1-based as in the verbose lines.
+        var peakNight: Int { (laterNights.firstIndex(of: peak) ?? 0) + 2 }
+        var mean: Double { laterNights.isEmpty ? 0 : Double(laterNights.reduce(0, +)) / Double(laterNights.count) }
+        var peakOverMean: Double { mean > 0 ? Double(peak) / mean : 0 }
+
+        init(laterNights: [Int], gaps: [Int64]) {
+            self.laterNights = laterNights
+            longestGapMs = gaps.max() ?? 0
+            lateGaps = gaps.filter { $0 > DuePolicy.standard.maxAgeMs }.count
+        }
     }
 
     struct Result {
@@ -40,9 +73,13 @@ struct DuePolicyBenchmark {
         var byProfile: [SubscriberPopulation.Profile: (subscribers: Int, policy: Int, naive: Int)]
         var seconds: Double
         var failedReceipts: Int
+        /// POLICY's (the standard policy, spread) and UNSPREAD's.
+        var policyLoad: CheckLoad
+        var unspreadLoad: CheckLoad
 
         var policyCalls: Int { nights.reduce(0) { $0 + $1.policyCalls } }
         var naiveCalls: Int { nights.reduce(0) { $0 + $1.naiveCalls } }
+        var unspreadCalls: Int { nights.reduce(0) { $0 + $1.unspreadCalls } }
         var ratio: Double { naiveCalls > 0 ? Double(policyCalls) / Double(naiveCalls) : 0 }
     }
 
@@ -65,10 +102,11 @@ struct DuePolicyBenchmark {
         let seeder = ReceiptSeeder(source: population, nowMs: c.startMs)
         let policyPath = folder + "/policy.sqlite"
         let naivePath = folder + "/naive.sqlite"
-        _ = try seeder.seedSubreconDatabase(path: policyPath, count: c.subscribers)
-        _ = try seeder.seedSubreconDatabase(path: naivePath, count: c.subscribers)
+        let unspreadPath = folder + "/unspread.sqlite"
+        for path in [policyPath, naivePath, unspreadPath] { _ = try seeder.seedSubreconDatabase(path: path, count: c.subscribers) }
         let policyDatabase = try AppDatabase.open(path: policyPath)
         let naiveDatabase = try AppDatabase.open(path: naivePath)
+        let unspreadDatabase = try AppDatabase.open(path: unspreadPath)
 
         let logger = Logger(label: "subrecon-bench") { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -85,6 +123,18 @@ struct DuePolicyBenchmark {
         }
         let policyJob = job(policyDatabase, policyPath)
         let naiveJob = job(naiveDatabase, naivePath)
+        // `ReconciliationJob` always uses the standard policy: UNSPREAD wires the same pipeline by hand.
+        var unspreadPolicy = DuePolicy.standard
+        unspreadPolicy.spreadsMaxAgeChecks = false
+        let transport = CurlTransport(maxConnections: c.concurrency)
+        defer { transport.shutdown() }
+        let unspreadRun = ReconciliationRun(
+            store: unspreadDatabase,
+            verifier: VerifyReceiptClient(
+                transport: transport,
+                endpoints: VerifyReceiptEndpoints(production: simulator.productionURL, sandbox: simulator.sandboxURL),
+                sharedSecret: SharedSecret(secret), logger: logger),
+            reconciler: ReceiptReconciler(duePolicy: unspreadPolicy), clock: clock.millisecondsClock, logger: logger)
 
         var tracker = LagTracker()
         var nights: [NightFigures] = []
@@ -96,14 +146,18 @@ struct DuePolicyBenchmark {
             let middle = simulator.statistics().totalRequests
             let naiveSummary = try await naiveJob.run(.init(kind: .nightly, selection: .all))
             let after = simulator.statistics().totalRequests
-            failed += policySummary.count(.failed) + naiveSummary.count(.failed)
+            let unspreadSummary = try await unspreadRun.run(.init(kind: .nightly, selection: .due, concurrency: c.concurrency))
+            let last = simulator.statistics().totalRequests
+            failed += policySummary.count(.failed) + naiveSummary.count(.failed) + unspreadSummary.count(.failed)
             tracker.observe(
                 night: night, policy: try Self.subscriptions(policyDatabase), naive: try Self.subscriptions(naiveDatabase))
             let figures = NightFigures(
-                policyCalls: middle - before, naiveCalls: after - middle, disagreements: tracker.disagreementsTonight)
+                policyCalls: middle - before, naiveCalls: after - middle, disagreements: tracker.disagreementsTonight,
+                policyChecks: policySummary.receiptsTotal, unspreadChecks: unspreadSummary.receiptsTotal,
+                unspreadCalls: last - after)
             nights.append(figures)
             if c.verbose {
-                print("  night \(String(format: "%2d", night + 1)): POLICY \(String(format: "%5d", figures.policyCalls)) calls, NAIVE \(String(format: "%5d", figures.naiveCalls)) calls, \(figures.disagreements) subscriptions disagree")
+                print("  night \(String(format: "%2d", night + 1)): POLICY \(String(format: "%5d", figures.policyCalls)) calls (\(String(format: "%5d", figures.policyChecks)) receipts), UNSPREAD \(String(format: "%5d", figures.unspreadChecks)) receipts, NAIVE \(String(format: "%5d", figures.naiveCalls)) calls, \(figures.disagreements) subscriptions disagree")
             }
         }
         tracker.finish(lastNight: c.days - 1)
@@ -120,10 +174,45 @@ struct DuePolicyBenchmark {
             entry.naive += naiveItems[user, default: 0]
             byProfile[profile] = entry
         }
+        let lastNightMs = c.startMs + Int64(c.days - 1) * SimulatedProducts.dayMs
+        let policyLoad = CheckLoad(
+            laterNights: nights.dropFirst().map(\.policyChecks), gaps: try Self.entitledGaps(policyDatabase, lastNightMs))
+        let unspreadLoad = CheckLoad(
+            laterNights: nights.dropFirst().map(\.unspreadChecks), gaps: try Self.entitledGaps(unspreadDatabase, lastNightMs))
         await simulator.stop()
         return Result(
             configuration: c, nights: nights, lags: tracker.stats, byProfile: byProfile, seconds: watch.seconds,
-            failedReceipts: failed)
+            failedReceipts: failed, policyLoad: policyLoad, unspreadLoad: unspreadLoad)
+    }
+
+    /// For every check whose answer left the receipt active, the time until that receipt's next
+    /// check, or until the last night when none came (failed checks don't count: they are retried
+    /// at the next run).
+    static func entitledGaps(_ database: AppDatabase, _ lastNightMs: Int64) throws -> [Int64] {
+        try database.writer.read { db in
+            var gaps: [Int64] = []
+            var previous: (receipt: Int64, at: Int64, active: Bool)?
+            let rows = try Row.fetchCursor(
+                db, sql: """
+                    SELECT receipt_id, recorded_at, new_status = 'active' FROM run_items
+                    WHERE outcome <> 'failed' ORDER BY receipt_id, recorded_at
+                    """)
+            func close(_ last: (receipt: Int64, at: Int64, active: Bool)?, next: Int64) {
+                if let last, last.active { gaps.append(next - last.at) }
+            }
+            while let row = try rows.next() {
+                let receipt: Int64 = row[0]
+                let at: Int64 = row[1]
+                if let last = previous, last.receipt == receipt {
+                    close(last, next: at)
+                } else {
+                    close(previous, next: lastNightMs)
+                }
+                previous = (receipt, at, (row[2] as Bool?) ?? false)
+            }
+            close(previous, next: lastNightMs)
+            return gaps
+        }
     }
 
     static func subscriptions(_ database: AppDatabase) throws -> [LagTracker.Key: LagTracker.State] {

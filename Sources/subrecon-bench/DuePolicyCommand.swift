@@ -1,12 +1,13 @@
 import ArgumentParser
 
-/// `subrecon-bench due-policy`: Apple calls of the due policy against "everything every night".
+/// `subrecon-bench due-policy`: Apple calls of the due policy against "everything every night", and
+/// its nightly peaks with and without the spread of the 7-day re-checks.
 struct DuePolicyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "due-policy",
-        abstract: "Simulated nights: the due policy's Apple calls and lags against verifying everything nightly.")
+        abstract: "Simulated nights: the due policy's Apple calls, lags and nightly peaks against verifying everything nightly.")
 
-    @Option(help: "Subscribers (receipts) in each of the two databases.")
+    @Option(help: "Subscribers (receipts) in each of the three databases.")
     var subscribers: Int = 2_000
 
     @Option(help: "Simulated nights.")
@@ -21,7 +22,7 @@ struct DuePolicyCommand: AsyncParsableCommand {
     @Flag(help: "Print each night's calls.")
     var verbose = false
 
-    @Flag(help: "Keep the temporary folder (the two databases).")
+    @Flag(help: "Keep the temporary folder (the three databases).")
     var keep = false
 
     func validate() throws {

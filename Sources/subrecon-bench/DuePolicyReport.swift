@@ -1,10 +1,14 @@
+import SubRecon
+
 /// Prints the due-policy comparison and the targets it bears on.
 enum DuePolicyReport {
     static func print(_ r: DuePolicyBenchmark.Result) -> [TargetCheck] {
         let c = r.configuration
         let steadyPolicy = r.nights.dropFirst().reduce(0) { $0 + $1.policyCalls }
         let steadyNaive = r.nights.dropFirst().reduce(0) { $0 + $1.naiveCalls }
-        Swift.print(BenchFormat.line("Apple calls POLICY", BenchFormat.grouped(r.policyCalls)))
+        Swift.print(BenchFormat.line(
+            "Apple calls POLICY",
+            BenchFormat.grouped(r.policyCalls) + " (UNSPREAD, the same policy without the spread: \(BenchFormat.grouped(r.unspreadCalls)))"))
         Swift.print(BenchFormat.line("Apple calls NAIVE", BenchFormat.grouped(r.naiveCalls)))
         Swift.print(BenchFormat.line(
             "POLICY ÷ NAIVE",
@@ -39,6 +43,16 @@ enum DuePolicyReport {
                     + open.padding(toLength: 20, withPad: " ", startingAt: 0)
                     + kind.documentedText + (kind.documentedNights == nil ? "" : (met ? "  ok" : "  LATE")))
         }
+        let bound = DuePolicy.standard.maxAgeMs
+        Swift.print("  receipts checked per night after the import night (nights 2–\(c.days)), all \(BenchFormat.grouped(c.subscribers)) imported on night 1:")
+        Swift.print("    policy            peak  night    mean  peak ÷ mean   longest wait of an active receipt")
+        for (name, s) in [("POLICY (spread)", r.policyLoad), ("UNSPREAD", r.unspreadLoad)] {
+            Swift.print(
+                "    " + name.padding(toLength: 16, withPad: " ", startingAt: 0) + pad(s.peak, 6) + pad(s.peakNight, 7)
+                    + right(BenchFormat.fixed(s.mean, 1), 8) + right(BenchFormat.fixed(s.peakOverMean, 2), 13) + "   "
+                    + BenchFormat.fixed(Double(s.longestGapMs) / Double(DuePolicy.day), 2) + " days"
+                    + (s.lateGaps > 0 ? " (\(s.lateGaps) waits over \(bound / DuePolicy.day) days)" : ""))
+        }
         let checks = [
             TargetCheck(
                 name: "due policy: Apple calls ÷ naive over \(c.days) nights", measured: BenchFormat.fixed(r.ratio, 3),
@@ -46,15 +60,20 @@ enum DuePolicyReport {
             TargetCheck(
                 name: "due policy: no event later than documented", measured: lagsMet ? "none late" : "some late",
                 limit: "renewal/lapse ≤ 1, retry ≤ 1, refund ≤ 7 nights", met: lagsMet),
+            TargetCheck(
+                name: "due policy: longest wait of an active receipt",
+                measured: BenchFormat.fixed(Double(r.policyLoad.longestGapMs) / Double(DuePolicy.day), 2) + " days",
+                limit: "≤ \(bound / DuePolicy.day) days", met: r.policyLoad.longestGapMs <= bound),
         ]
         for check in checks { Swift.print(check.line) }
         for problem in problems(r) { Swift.print("  BROKEN: " + problem) }
         return checks
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return String(repeating: " ", count: max(0, width - text.count)) + text
+    private static func pad(_ value: Int, _ width: Int) -> String { right(String(value), width) }
+
+    private static func right(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
     /// Why the figures can't be trusted (the benchmark broke), if they can't.

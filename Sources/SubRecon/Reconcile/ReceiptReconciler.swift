@@ -160,7 +160,8 @@ public struct ReceiptReconciler: Sendable {
             renewalCancellations: cancellations,
             receipt: ReceiptChange(
                 newReceiptData: newReceiptData, environment: environment,
-                nextDueAt: duePolicy.nextDue(subscriptions: Array(after.values), flagged: flagged, nowMs: nowMs),
+                nextDueAt: duePolicy.nextDue(
+                    receiptID: receipt.id, subscriptions: Array(after.values), flagged: flagged, nowMs: nowMs),
                 verificationState: flagged ? "flagged" : "verified", attemptedAt: nowMs, appleStatus: account.appleStatus,
                 verifiedAt: nowMs, consecutiveFailures: 0, message: message,
                 historyRevision: flagged ? nil : account.historyRevision),
