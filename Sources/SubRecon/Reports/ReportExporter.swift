@@ -86,7 +86,7 @@ public struct ReportExporter: Sendable {
         try await db.forEachRow(
             """
                 SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
-                       invalid, failed, exit_code
+                       invalid, failed, exit_code, host, pid
                 FROM runs WHERE started_at >= ? AND started_at < ? ORDER BY id
                 """, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
         ) { row in
@@ -94,6 +94,7 @@ public struct ReportExporter: Sendable {
                 number(row.integer("id")), row.text("kind"), time(row.integer("started_at")), time(row.integer("finished_at")), row.text("status"),
                 number(row.integer("receipts_total")), number(row.integer("verified")), number(row.integer("updated")),
                 number(row.integer("unchanged")), number(row.integer("invalid")), number(row.integer("failed")), number(row.integer("exit_code")),
+                worker(host: row.text("host"), pid: row.integer("pid")),
             ])
         }
     }
@@ -250,6 +251,11 @@ public struct ReportExporter: Sendable {
 
     private static func time(_ value: Int64?) -> String? { value.map(ISO8601.string(fromMilliseconds:)) }
     private static func number(_ value: Int64?) -> String? { value.map(String.init) }
+    /// The process that ran it, `HOST:PID` (several workers on PostgreSQL each record their own run).
+    private static func worker(host: String?, pid: Int64?) -> String? {
+        guard let host, let pid else { return nil }
+        return "\(host):\(pid)"
+    }
     private static func flag(_ value: Int64?) -> String? { value.map { $0 != 0 ? "1" : "0" } }
 }
 

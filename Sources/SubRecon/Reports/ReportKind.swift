@@ -24,7 +24,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
              "is_in_intro_offer_period", "first_seen_run_id"]
         case .runs:
             ["run_id", "kind", "started_at", "finished_at", "status", "receipts_total", "verified", "updated",
-             "unchanged", "invalid", "failed", "exit_code"]
+             "unchanged", "invalid", "failed", "exit_code", "worker"]
         case .runItems:
             ["run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "old_status", "new_status",
              "old_expires_date_ms", "new_expires_date_ms", "message"]
