@@ -28,6 +28,11 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Verify and print what would change, but write nothing.")
     var dryRun = false
 
+    @Option(
+        name: .customLong("claim-timeout"),
+        help: "PostgreSQL: seconds a claimed receipt stays this worker's unless renewed (SUBRECON_CLAIM_TIMEOUT; default 120).")
+    var claimTimeout: Int?
+
     @Option(help: "Verify at most this many receipts.")
     var limit: Int?
 
@@ -36,11 +41,12 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
+        if let claimTimeout, claimTimeout < 1 { throw ValidationError("--claim-timeout must be at least 1 second, not \(claimTimeout)") }
     }
 
     func run() async throws {
         let logger = global.makeLogger()
-        let job = try await verification.liveJob(global, logger: logger)
+        let job = try await verification.liveJob(global, logger: logger, claimTimeoutSeconds: claimTimeout)
         let database = job.store
         var observers: [any RunObserver] = [global.progressReporter(logger: logger)]
         if dryRun { observers.append(DryRunPrinter()) }

@@ -96,9 +96,9 @@ struct VerificationOptions: ParsableArguments {
 
     /// Settings, database and signal handling for a command that talks to Apple, in the order
     /// the contract wants: a configuration error (exit 2) before anything else happens.
-    func liveJob(_ global: GlobalOptions, logger: Logger) async throws -> ReconciliationJob {
+    func liveJob(_ global: GlobalOptions, logger: Logger, claimTimeoutSeconds: Int? = nil) async throws -> ReconciliationJob {
         let settings = try settings(global)
-        let database = try await global.openStore(settings.database, logger: logger)
+        let database = try await global.openStore(settings.database, logger: logger, claimTimeoutSeconds: claimTimeoutSeconds)
         let stopSignal = StopSignal()
         stopSignal.installSignalHandlers()
         return ReconciliationJob(

@@ -78,6 +78,8 @@ public struct ReconciliationRun: Sendable {
             // heartbeat that renews the claims beats every third of their timeout.
             options.takesRunLock = false
             options.leaseMs = store.claimTimeoutMs
+            // Claims in small batches, so workers share the run evenly and a killed worker strands few.
+            options.pageSize = min(options.pageSize, max(32, 2 * options.concurrency))
             // A dry run reads the due receipts without claiming them: it writes nothing at all.
             if options.dryRun, options.selection == .due { options.selection = .duePreview }
         }

@@ -15,8 +15,8 @@ extension PostgresStore {
                     try await connection.integer(
                         """
                         SELECT COUNT(*) FROM receipts WHERE next_due_at <= ? AND (last_attempt_at IS NULL OR last_attempt_at < ?)
-                            AND (claimed_by IS NULL OR claimed_until < ?)
-                        """, [.integer(nowMs), .integer(nowMs), .integer(ReconciliationJob.wallClockMs())])
+                            AND (claimed_by IS NULL OR claimed_until < \(PostgresSchema.nowMs))
+                        """, [.integer(nowMs), .integer(nowMs)])
                 case .duePreview:
                     try await connection.integer("SELECT COUNT(*) FROM receipts WHERE next_due_at <= ?", [.integer(nowMs)])
                 case .all:
@@ -69,11 +69,13 @@ extension PostgresStore {
     func claimDue(limit: Int, dueBy: Int64, columns: String) async throws(StoreError) -> [ReceiptToVerify] {
         let (worker, timeout) = (worker, claimTimeoutMs)
         return try await withTransaction("claiming due receipts") { connection in
-            let now = ReconciliationJob.wallClockMs()
-            // The rescuer: claims whose worker stopped renewing them are released for anyone.
+            // Claims live in the database's clock, so hosts whose clocks disagree agree on when a
+            // claim runs out. The rescuer: claims whose worker stopped renewing them are released.
             try await connection.run(
-                "UPDATE receipts SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by IS NOT NULL AND claimed_until < ?",
-                [.integer(now)])
+                """
+                UPDATE receipts SET claimed_by = NULL, claimed_until = NULL
+                WHERE claimed_by IS NOT NULL AND claimed_until < \(PostgresSchema.nowMs)
+                """)
             // The partial index receipts_due_unclaimed serves the inner query; SKIP LOCKED lets
             // workers claiming at the same moment take different receipts instead of waiting.
             return try await connection.all(
@@ -83,11 +85,11 @@ extension PostgresStore {
                     WHERE next_due_at <= ? AND claimed_by IS NULL AND (last_attempt_at IS NULL OR last_attempt_at < ?)
                     ORDER BY next_due_at, id LIMIT ?
                     FOR UPDATE SKIP LOCKED)
-                UPDATE receipts SET claimed_by = ?, claimed_until = ?
+                UPDATE receipts SET claimed_by = ?, claimed_until = \(PostgresSchema.nowMs) + ?
                 FROM picked WHERE receipts.id = picked.id
                 RETURNING \(Self.qualified(columns))
                 """,
-                [.integer(dueBy), .integer(dueBy), .integer(Int64(limit)), .text(worker), .integer(now + timeout)],
+                [.integer(dueBy), .integer(dueBy), .integer(Int64(limit)), .text(worker), .integer(timeout)],
                 ReceiptToVerify.init(postgresRow:)
             ).sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) }
         }

@@ -64,12 +64,13 @@ extension PostgresStore {
 
     /// The run is alive, and so are this worker's claims: both are renewed together.
     public func heartbeat(runID: Int64, nowMs: Int64) async throws(StoreError) {
-        // Claims live in the wall clock's time, whatever clock the run's states use.
-        let (worker, until) = (worker, ReconciliationJob.wallClockMs() + claimTimeoutMs)
+        // Claims live in the database's clock (see `claimDue`), whatever clock the run's states use.
+        let (worker, timeout) = (worker, claimTimeoutMs)
         try await withConnection("renewing the run's claims") { connection in
             try await connection.run("UPDATE runs SET heartbeat_at = ? WHERE id = ?", [.integer(nowMs), .integer(runID)])
             try await connection.run(
-                "UPDATE receipts SET claimed_until = ? WHERE claimed_by = ?", [.integer(until), .text(worker)])
+                "UPDATE receipts SET claimed_until = \(PostgresSchema.nowMs) + ? WHERE claimed_by = ?",
+                [.integer(timeout), .text(worker)])
         }
     }
 

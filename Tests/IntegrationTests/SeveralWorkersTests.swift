@@ -1,0 +1,114 @@
+import AppStoreSimulator
+import Foundation
+import Testing
+
+@testable import SubRecon
+
+/// Several `subrecon run` processes against one PostgreSQL database and one App Store: they split
+/// the due receipts by claiming them, none is verified twice, and a killed worker's receipts are
+/// verified by the next run once its claims run out. Real processes, real PostgreSQL, real HTTP.
+@Suite struct SeveralWorkersTests {
+    func environment(_ world: TestWorld, _ extra: [String: String] = [:]) -> [String: String] {
+        world.storeEnvironment.merging([
+            "SUBRECON_PRODUCTION_URL": world.simulator.productionURL,
+            "SUBRECON_SANDBOX_URL": world.simulator.sandboxURL,
+            "SUBRECON_SHARED_SECRET": TestWorld.secret,
+            "SUBRECON_CONCURRENCY": "4",
+        ].merging(extra) { $1 }) { $1 }
+    }
+
+    /// `count` active receipts, one user each.
+    func importActive(_ world: TestWorld, count: Int) async throws {
+        let rows = (0..<count).map { i in
+            ImportRow(line: i + 2, userID: "worker-user-\(i)", receiptData: world.receipt(.active, id: Int64(i + 1)))
+        }
+        let summary = try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
+        #expect(summary.imported == count)
+    }
+
+    @Test func threeWorkersSplitTheRunAndNoReceiptIsVerifiedTwice() async throws {
+        let world = try await TestWorld.make(latency: .milliseconds(30), store: .postgres)
+        defer { Task { await world.close() } }
+        try await importActive(world, count: 300)
+
+        async let first = SubreconBinary.run(["run"], environment: environment(world))
+        async let second = SubreconBinary.run(["run"], environment: environment(world))
+        async let third = SubreconBinary.run(["run"], environment: environment(world))
+        let results = try await [first, second, third]
+
+        for result in results { #expect(result.exitCode == 0, "\(result.stderr)") }
+        // One Apple call per receipt, all workers together: none verified twice.
+        #expect(world.simulator.statistics().totalRequests == 300)
+        #expect(try await world.count("SELECT COUNT(*) FROM run_items") == 300)
+        #expect(try await world.count("SELECT COUNT(DISTINCT receipt_id) FROM run_items") == 300)
+        #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 300)
+        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL") == 0)
+        // Three runs, each recorded by its own worker with its own share, and the shares add up.
+        let runs = try await world.report(.runs)
+        #expect(runs.count == 3)
+        #expect(Set(runs.compactMap { $0["worker"] }).count == 3)
+        #expect(runs.allSatisfy { $0["status"] == "completed" && $0["exit_code"] == "0" })
+        #expect(runs.compactMap { Int($0["receipts_total"] ?? "") }.reduce(0, +) == 300)
+        #expect(runs.filter { Int($0["verified"] ?? "") ?? 0 > 0 }.count >= 2, "the run was split: \(runs)")
+    }
+
+    @Test func aKilledWorkersReceiptsAreVerifiedAfterItsClaimsRunOutAndNothingIsLostOrDuplicated() async throws {
+        let world = try await TestWorld.make(latency: .milliseconds(100), store: .postgres)
+        defer { Task { await world.close() } }
+        try await importActive(world, count: 120)
+        let env = environment(world)
+
+        let doomed = try SubreconBinary.start(["run", "--claim-timeout", "2"], environment: env, folder: world.folder)
+        // Killed mid-run: some receipts written, others claimed and in flight.
+        for _ in 0..<200 where try await world.count("SELECT COUNT(*) FROM run_items") < 10 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL") > 0)
+        kill(doomed.processIdentifier, SIGKILL)
+        _ = await SubreconBinary.wait(doomed)
+        let stranded = try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL")
+        #expect(stranded > 0)
+
+        // A worker starting at once leaves the dead worker's claims alone while they last…
+        let during = try await SubreconBinary.run(["run", "--claim-timeout", "2"], environment: env)
+        #expect(during.exitCode == 0, "\(during.stderr)")
+        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL") == stranded)
+        // …and once they have run out, the next run verifies those receipts.
+        try await Task.sleep(for: .milliseconds(2500))
+        let after = try await SubreconBinary.run(["run", "--claim-timeout", "2"], environment: env)
+        #expect(after.exitCode == 0, "\(after.stderr)")
+
+        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL") == 0)
+        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE last_verified_at IS NULL") == 0)
+        #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 120)
+        // One renewal record per period, whoever wrote it.
+        let renewals = try await world.count("SELECT COUNT(*) FROM renewals")
+        #expect(renewals == 120)
+        // Every receipt the dead worker did not write was verified once by a live worker; its run
+        // is recorded as interrupted.
+        let writtenByTheDead = try await world.count("SELECT COUNT(*) FROM run_items WHERE run_id = 1")
+        #expect(try await world.count("SELECT COUNT(*) FROM run_items WHERE run_id <> 1") == 120 - writtenByTheDead)
+        let runs = try await world.report(.runs)
+        #expect(runs.first?["status"] == "interrupted", "\(runs)")
+        #expect(runs.dropFirst().allSatisfy { $0["status"] == "completed" })
+    }
+
+    @Test func theDueAndUnclaimedQueryWalksThePartialIndex() async throws {
+        let world = try await TestWorld.make(store: .postgres)
+        defer { Task { await world.close() } }
+        try await importActive(world, count: 50)
+        let plan = try await world.store.withReadSnapshot { db in
+            // Without statistics a tiny table is read sequentially whatever the indexes; the plan
+            // that matters is the one for a large table, which this setting stands in for.
+            try await db.forEachRow("SET LOCAL enable_seqscan = off", []) { _ in }
+            return try await db.all(
+                """
+                EXPLAIN SELECT id FROM receipts
+                WHERE next_due_at <= 9000000000000 AND claimed_by IS NULL AND (last_attempt_at IS NULL OR last_attempt_at < 9000000000000)
+                ORDER BY next_due_at, id LIMIT 32 FOR UPDATE SKIP LOCKED
+                """
+            ) { try $0.requiredText("QUERY PLAN") }
+        }
+        #expect(plan.joined(separator: "\n").contains("receipts_due_unclaimed"), "\(plan)")
+    }
+}
