@@ -25,14 +25,16 @@ public enum StoreOpener {
             let retry = try seconds(
                 nil, environment["SUBRECON_DB_RETRY_SECONDS"], name: "SUBRECON_DB_RETRY_SECONDS", default: 120)
             let configuration: PostgresClient.Configuration
+            let first: PostgresConnection.Configuration
             do {
                 configuration = try clientConfiguration(postgres)
+                first = try connectionConfiguration(postgres)
             } catch {
                 throw StoreOpenFailure(message: "\(postgres.masked): \(error)", exitCode: 2)
             }
             do {
                 return try await PostgresStore.open(
-                    configuration: configuration, maskedURL: postgres.masked, claimTimeoutMs: Int64(claimTimeout) * 1000,
+                    configuration: configuration, firstConnection: first, maskedURL: postgres.masked, claimTimeoutMs: Int64(claimTimeout) * 1000,
                     retryWindow: .seconds(retry), logger: logger)
             } catch {
                 throw StoreOpenFailure(
@@ -45,23 +47,33 @@ public enum StoreOpener {
     /// certificate (libpq's meaning); `verify-full` checks it and the host name, against
     /// `sslrootcert` or the system's roots.
     static func clientConfiguration(_ location: PostgresLocation) throws -> PostgresClient.Configuration {
-        let tls: PostgresClient.Configuration.TLS
+        PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: tlsSettings(location).map { .require($0) } ?? .disable)
+    }
+
+    /// The same settings for one connection outside the pool (the first one, whose errors say
+    /// whether the server refused the password or could not be reached).
+    static func connectionConfiguration(_ location: PostgresLocation) throws -> PostgresConnection.Configuration {
+        PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: try tlsSettings(location).map { .require(try NIOSSLContext(configuration: $0)) } ?? .disable)
+    }
+
+    static func tlsSettings(_ location: PostgresLocation) -> TLSConfiguration? {
         switch location.tls {
         case .disable:
-            tls = .disable
+            return nil
         case .require:
             var settings = TLSConfiguration.makeClientConfiguration()
             settings.certificateVerification = .none
-            tls = .require(settings)
+            return settings
         case .verifyFull(let rootCertificatePath):
             var settings = TLSConfiguration.makeClientConfiguration()
             settings.certificateVerification = .fullVerification
             if let rootCertificatePath { settings.trustRoots = .file(rootCertificatePath) }
-            tls = .require(settings)
+            return settings
         }
-        return PostgresClient.Configuration(
-            host: location.host, port: location.port, username: location.user, password: location.password,
-            database: location.database, tls: tls)
     }
 
     static func seconds(_ flag: Int?, _ variable: String?, name: String, default value: Int) throws(StoreOpenFailure) -> Int {

@@ -16,8 +16,10 @@ struct TestPostgres: Sendable {
     /// SUBRECON_DB_PASSWORD_FILE, when the cluster has a password.
     let environment: [String: String]
 
-    static func createDatabase() async throws -> TestPostgres {
-        let environment = ProcessInfo.processInfo.environment
+    static func createDatabase(in cluster: [String: String] = ProcessInfo.processInfo.environment) async throws
+        -> TestPostgres
+    {
+        let environment = cluster
         guard let adminURL = environment["SUBRECON_TEST_POSTGRES_URL"] else {
             throw TestPostgresError(
                 "SUBRECON_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL")
@@ -55,4 +57,74 @@ struct TestPostgres: Sendable {
 struct TestPostgresError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A PostgreSQL cluster of a test's own (for stopping the server mid-run without disturbing the
+/// tests that share the suite's cluster): `scripts/postgres-test-cluster.sh start`, stopped and
+/// removed by `remove()`.
+struct OwnPostgresCluster: Sendable {
+    /// SUBRECON_TEST_POSTGRES_URL, _PASSWORD_FILE, _CTL and _DIR of this cluster.
+    let environment: [String: String]
+
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/postgres-test-cluster.sh").path
+
+    static func start() async throws -> OwnPostgresCluster {
+        let output = try await shell([script, "start"])
+        var environment: [String: String] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("export ") {
+            let assignment = line.dropFirst("export ".count)
+            guard let equals = assignment.firstIndex(of: "=") else { continue }
+            environment[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+                .trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
+        }
+        guard environment["SUBRECON_TEST_POSTGRES_URL"] != nil, environment["SUBRECON_TEST_POSTGRES_CTL"] != nil else {
+            throw TestPostgresError("postgres-test-cluster.sh start printed no URL: \(output)")
+        }
+        return OwnPostgresCluster(environment: environment)
+    }
+
+    /// `stop` (immediate: as if the server crashed) or `start`, on the same port.
+    func server(_ command: String) async throws {
+        _ = try await Self.shell([environment["SUBRECON_TEST_POSTGRES_CTL"]!, command])
+    }
+
+    func remove() async {
+        if let folder = environment["SUBRECON_TEST_POSTGRES_DIR"] { _ = try? await Self.shell([Self.script, "stop", folder]) }
+    }
+
+    /// Runs a script off the cooperative pool and returns its stdout; a non-zero exit throws.
+    /// posix_spawn and waitpid, stdout into a file: the server the script leaves running must not
+    /// hold a pipe of ours open.
+    static func shell(_ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                let output = FileManager.default.temporaryDirectory.appendingPathComponent("shell-\(UUID().uuidString)").path
+                defer { unlink(output) }
+                var actions = posix_spawn_file_actions_t()
+                posix_spawn_file_actions_init(&actions)
+                defer { posix_spawn_file_actions_destroy(&actions) }
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+                let argv = (["/bin/bash"] + arguments).map { strdup($0) } + [nil]
+                defer { for pointer in argv { free(pointer) } }
+                var pid: pid_t = 0
+                let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
+                guard spawned == 0 else {
+                    continuation.resume(throwing: TestPostgresError("cannot start \(arguments): error \(spawned)"))
+                    return
+                }
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                // WIFEXITED && WEXITSTATUS == 0
+                if status & 0x7f == 0 && (status >> 8) & 0xff == 0 {
+                    continuation.resume(returning: text)
+                } else {
+                    continuation.resume(throwing: TestPostgresError("\(arguments) ended with status \(status)"))
+                }
+            }
+        }
+    }
 }

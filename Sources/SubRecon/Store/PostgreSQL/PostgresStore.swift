@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// The PostgreSQL store: the same tables and reports as SQLite, for an app backend that already
 /// runs PostgreSQL and for several workers on several hosts. Due receipts are claimed, not paged
@@ -20,9 +21,10 @@ public struct PostgresStore: SubscriptionStore {
     /// Connects (retrying for `retryWindow`), creates or migrates the schema under a lock, and
     /// returns the store. The caller closes it.
     public static func open(
-        configuration: PostgresClient.Configuration, maskedURL: String, claimTimeoutMs: Int64 = 120_000,
-        retryWindow: Duration = .seconds(120), logger: Logger
+        configuration: PostgresClient.Configuration, firstConnection: PostgresConnection.Configuration, maskedURL: String,
+        claimTimeoutMs: Int64 = 120_000, retryWindow: Duration = .seconds(120), logger: Logger
     ) async throws(StoreError) -> PostgresStore {
+        try await connectOnce(firstConnection, retryWindow: retryWindow, logger: logger)
         var configuration = configuration
         configuration.options.connectTimeout = .seconds(10)
         // A worker uses one connection for claims and writes and one for the watcher and reads.
@@ -44,19 +46,50 @@ public struct PostgresStore: SubscriptionStore {
 
     public func close() async { await connection.close() }
 
+    /// One connection outside the pool, retried while the server cannot be reached: the pool
+    /// hides why connecting failed, and a refused password must be exit 2 at once, not a retry.
+    static func connectOnce(
+        _ configuration: PostgresConnection.Configuration, retryWindow: Duration, logger: Logger
+    ) async throws(StoreError) {
+        let deadline = ContinuousClock.now + retryWindow
+        var delay = Duration.milliseconds(200)
+        while true {
+            do {
+                let connection = try await race(until: deadline) {
+                    try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
+                }
+                try? await connection.close()
+                return
+            } catch {
+                let failure = PostgresFailure(error)
+                if failure.isAuthentication { throw .credentialsRefused(reason: failure.message) }
+                guard failure.isUnreachable, ContinuousClock.now + delay < deadline else {
+                    throw .failed(operation: "connecting", reason: failure.message)
+                }
+                logger.warning("the database is unreachable (\(failure.message)); retrying in \(delay)")
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
+
     // MARK: - Running SQL
 
     /// Runs `body` on a leased connection. A database that cannot be reached, or drops the
     /// connection, is retried with backoff for `retryWindow`; every other error is final. `body`
     /// must be safe to run again (each attempt is its own transaction).
     func withConnection<T: Sendable>(
-        _ operation: String, _ body: @Sendable (PostgresConnection) async throws -> T
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StoreError) -> T {
         let deadline = ContinuousClock.now + retryWindow
         var delay = Duration.milliseconds(200)
         while true {
             do {
-                return try await connection.client.withConnection { connection in try await body(connection) }
+                // An attempt may not outlive the window: the pool waits for a connection rather
+                // than failing at once while the server is down.
+                return try await Self.race(until: deadline) { [client = connection.client] in
+                    try await client.withConnection { connection in try await body(connection) }
+                }
             } catch {
                 let failure = PostgresFailure(error)
                 if failure.isAuthentication { throw .credentialsRefused(reason: failure.message) }
@@ -71,9 +104,28 @@ public struct PostgresStore: SubscriptionStore {
         }
     }
 
+    /// `body`'s result, or `StoreError.failed` when `deadline` comes first (`body` is cancelled).
+    static func race<T: Sendable>(until deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let first = try await group.next() {
+                if let result = first { return result }
+                throw StoreError.failed(operation: "waiting for the database", reason: "no answer within the retry window")
+            }
+            throw CancellationError()
+        }
+    }
+
     /// `withConnection` inside one transaction.
     func withTransaction<T: Sendable>(
-        _ operation: String, _ body: @Sendable (PostgresConnection) async throws -> T
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StoreError) -> T {
         try await withConnection(operation) { connection in
             try await connection.query("BEGIN", logger: Self.quiet)
@@ -146,6 +198,13 @@ struct PostgresFailure {
         var error = error
         if let transaction = error as? PostgresTransactionError {
             error = transaction.closureError ?? transaction.commitError ?? transaction.beginError ?? error
+        }
+        if let pool = error as? ConnectionPoolError {
+            // No connection could be made for a while (the pool's own circuit breaker).
+            message = "cannot connect (\(pool))"
+            isUnreachable = pool != .poolShutdown && pool != .requestCancelled
+            isAuthentication = false
+            return
         }
         guard let psql = error as? PSQLError else {
             if let store = error as? StoreError {
