@@ -191,6 +191,7 @@ extension PostgresConnection {
 /// What went wrong with PostgreSQL, in an operator's words (never a password or a bound value).
 struct PostgresFailure {
     let message: String
+    /// The server could not be reached or dropped the connection (or rolled back a deadlock): try again.
     let isUnreachable: Bool
     let isAuthentication: Bool
 
@@ -221,8 +222,11 @@ struct PostgresFailure {
         isAuthentication =
             sqlState == "28P01" || sqlState == "28000" || psql.code == .authMechanismRequiresPassword
             || psql.code == .saslError
-        // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection exceptions.
-        let droppedByServer = sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "57P02" || $0 == "57P03" } ?? false
+        // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection
+        // exceptions; and 40P01 deadlock, 40001 serialization failure: rolled back, worth another try.
+        let droppedByServer = sqlState.map {
+            $0.hasPrefix("08") || ["57P01", "57P02", "57P03", "40P01", "40001"].contains($0)
+        } ?? false
         isUnreachable =
             droppedByServer || psql.code == .connectionError || psql.code == .serverClosedConnection
             || psql.code == .uncleanShutdown
