@@ -61,7 +61,7 @@ struct DbCommand: AsyncParsableCommand {
                 that fails leaves it empty. Every table with data is copied (receipts, \
                 receipt_versions, runs, run_items, subscriptions, renewals, subscription_changes), \
                 from one consistent snapshot of the source, which may stay in use meanwhile; not the \
-                run lock. Prints the rows copied into each table. Afterwards every report gives the \
+                run lock nor the workers' shared rate schedule. Prints the rows copied into each table. Afterwards every report gives the \
                 same bytes on both stores. Exit 2: refused or a configuration error; 66: no SQLite \
                 file at SOURCE; 74: a database failed or could not be reached.
 

@@ -39,10 +39,11 @@ public struct StoreCopier: Sendable {
     ]
 
     /// Tables left out, and why. A table in neither list stops the copy: whoever adds a table
-    /// decides here whether it moves with the data.
+    /// decides here whether it moves with the data. (A table named here may not exist yet.)
     public static let tablesNotCopied: [String: String] = [
         "grdb_migrations": "the schema version: both stores are migrated before the copy and must agree",
         "run_lock": "a lease held by a process on the source's machine, meaningless on the target",
+        "api_rate": "the running workers' shared Server API schedule, on the source database's clock",
     ]
 
     /// Rows per page read from the source and per statement written to the target.
