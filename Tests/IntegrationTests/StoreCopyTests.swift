@@ -227,6 +227,32 @@ import Testing
         }
     }
 
+    /// The contract's exit codes: a refused password is a configuration error (2), a server that
+    /// cannot be reached a database failure (74, after SUBRECON_DB_RETRY_SECONDS); no version line.
+    @Test func dbMigrateAndCopyExitCodes() async throws {
+        let database = try await TestPostgres.createDatabase()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-exit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wrong = folder.appendingPathComponent("wrong-password").path
+        try "not-the-password\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        let refusedEnvironment = ["SUBRECON_DB": database.url, "SUBRECON_DB_PASSWORD_FILE": wrong]
+
+        let refused = try await SubreconBinary.run(["db", "migrate"], environment: refusedEnvironment)
+        #expect(refused.exitCode == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("refused the user or password"), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("schema version"))
+
+        let copyRefused = try await SubreconBinary.run(
+            ["db", "copy", database.url, folder.appendingPathComponent("t.sqlite").path], environment: refusedEnvironment)
+        #expect(copyRefused.exitCode == 2, "\(copyRefused.stderr)")
+
+        let unreachable = try await SubreconBinary.run(
+            ["db", "migrate"], environment: ["SUBRECON_DB": "postgres://nobody@127.0.0.1:1/none", "SUBRECON_DB_RETRY_SECONDS": "1"])
+        #expect(unreachable.exitCode == 74, "\(unreachable.stderr)")
+        #expect(!unreachable.stdout.contains("schema version"))
+    }
+
     /// A target at another schema version is refused before anything is written.
     @Test func aSchemaVersionMismatchIsRefused() async throws {
         let (world, database, postgres) = try await Self.filledWorldAndEmptyPostgres()
