@@ -32,16 +32,29 @@ struct GlobalOptions: ParsableArguments {
     /// The database --db / SUBRECON_DB names, with the password file; warnings go to stderr, a
     /// configuration error ends the process with exit code 2.
     func resolvedDatabase() throws -> DatabaseLocation {
+        try resolvedDatabases(named: [nil])[0]
+    }
+
+    /// Each database of `texts` (nil: the one --db / SUBRECON_DB names), the password file applying
+    /// to whichever is PostgreSQL (`db copy SOURCE TARGET`); each warning shows once.
+    func resolvedDatabases(named texts: [String?]) throws -> [DatabaseLocation] {
         var warnings: [String] = []
+        var locations: [DatabaseLocation] = []
         do {
-            let location = try Settings.database(
-                environment: environment, flag: databasePath, passwordFileFlag: dbPasswordFile, warnings: &warnings)
-            for warning in warnings { Console.error("warning: " + warning) }
-            return location
+            for text in texts {
+                locations.append(
+                    try Settings.database(
+                        environment: environment, flag: text ?? databasePath, passwordFileFlag: dbPasswordFile,
+                        warnings: &warnings))
+            }
         } catch {
             Console.error(error.description)
             throw ExitCode(2)
         }
+        for (index, warning) in warnings.enumerated() where !warnings[..<index].contains(warning) {
+            Console.error("warning: " + warning)
+        }
+        return locations
     }
 
     func validate() throws {

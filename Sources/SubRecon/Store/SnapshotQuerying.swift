@@ -12,6 +12,8 @@ public enum SQLArgument: Sendable, Equatable {
 public protocol QueryRow {
     func text(_ column: String) throws -> String?
     func integer(_ column: String) throws -> Int64?
+    /// The value as it is stored, INTEGER or TEXT (a copy moves it without knowing its column).
+    func value(_ column: String) throws -> SQLArgument
 }
 
 extension QueryRow {

@@ -34,6 +34,11 @@ public protocol SubscriptionStore: Sendable {
     /// Runs read-only queries against one consistent snapshot (reports, status, metrics, copies).
     /// Errors of `body` come out as they are; the store's own as `StoreError`.
     func withReadSnapshot<T: Sendable>(_ body: (any SnapshotQuerying) async throws -> T) async throws -> T
+    /// Every table with its column names in order (`subrecon db copy` copies columns by name).
+    func tableColumns() async throws(StoreError) -> [String: [String]]
+    /// Fills the store in one write transaction (`subrecon db copy`): all of `body`'s rows or none.
+    /// Errors of `body` come out as they are; the store's own as `StoreError`.
+    func bulkLoad<T: Sendable>(_ body: (any BulkLoader) async throws -> T) async throws -> T
     /// Closes connections (PostgreSQL); a no-op on SQLite.
     func close() async
     /// How many receipts the selection holds now.

@@ -29,12 +29,7 @@ struct TestPostgres: Sendable {
         guard case .postgres(let admin) = try DatabaseLocation.resolve(adminURL, passwordFile: passwordFile, warnings: &warnings)
         else { throw TestPostgresError("SUBRECON_TEST_POSTGRES_URL is not a PostgreSQL URL") }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let client = PostgresClient(configuration: try StoreOpener.clientConfiguration(admin))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
-        }
+        try await execute("CREATE DATABASE \(name)", on: admin)
         let location = PostgresLocation(
             host: admin.host, port: admin.port, user: admin.user, password: admin.password, database: String(name),
             tls: admin.tls)
@@ -42,6 +37,18 @@ struct TestPostgres: Sendable {
         return TestPostgres(
             location: location, url: "postgres://\(admin.user)@\(host):\(admin.port)/\(name)",
             environment: passwordFile.map { ["SUBRECON_DB_PASSWORD_FILE": $0] } ?? [:])
+    }
+
+    /// Runs one statement in this database, outside any store (a test's own change to it).
+    func execute(_ sql: String) async throws { try await Self.execute(sql, on: location) }
+
+    static func execute(_ sql: String, on location: PostgresLocation) async throws {
+        let client = PostgresClient(configuration: try StoreOpener.clientConfiguration(location))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await client.query(PostgresQuery(unsafeSQL: sql))
+        }
     }
 
     /// Opens the store (migrating it), as a command would.

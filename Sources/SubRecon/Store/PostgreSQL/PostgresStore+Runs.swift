@@ -126,22 +126,9 @@ extension PostgresStore {
     }
 
     public func withReadSnapshot<T: Sendable>(_ body: (any SnapshotQuerying) async throws -> T) async throws -> T {
-        let lease: PostgresClient = connection.client
-        do {
-            return try await lease.withConnection { connection in
-                // REPEATABLE READ: every query of `body` sees the same committed data.
-                try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.quiet)
-                do {
-                    let result = try await body(PostgresSnapshot(connection: connection))
-                    try await connection.query("COMMIT", logger: Self.quiet)
-                    return result
-                } catch {
-                    try? await connection.query("ROLLBACK", logger: Self.quiet)
-                    throw error
-                }
-            }
-        } catch let error as PSQLError {
-            throw StoreError.failed(operation: "reading", reason: PostgresFailure(error).message)
+        // REPEATABLE READ: every query of `body` sees the same committed data.
+        try await inOneTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "reading") { connection in
+            try await body(PostgresSnapshot(connection: connection))
         }
     }
 }
@@ -167,4 +154,15 @@ struct PostgresQueryRow: QueryRow {
 
     func text(_ column: String) throws -> String? { try cell(column).decode(String?.self) }
     func integer(_ column: String) throws -> Int64? { try cell(column).decode(Int64?.self) }
+
+    func value(_ column: String) throws -> SQLArgument {
+        let cell = try cell(column)
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int8, .int4, .int2: return .integer(try cell.decode(Int64.self))
+        case .text, .varchar, .name: return .text(try cell.decode(String.self))
+        default:
+            throw StoreError.failed(operation: "reading \(column)", reason: "its type \(cell.dataType) is neither BIGINT nor TEXT")
+        }
+    }
 }

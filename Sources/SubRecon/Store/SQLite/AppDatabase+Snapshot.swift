@@ -47,13 +47,13 @@ private struct UncheckedRowHandler: @unchecked Sendable {
 struct SQLiteQueryRow: QueryRow {
     let row: Row
 
-    private func value(_ column: String) throws -> DatabaseValue {
+    private func storedValue(_ column: String) throws -> DatabaseValue {
         guard row.hasColumn(column) else { throw StoreError.failed(operation: "reading a row", reason: "no column \(column)") }
         return row[column]
     }
 
     func text(_ column: String) throws -> String? {
-        switch try value(column).storage {
+        switch try storedValue(column).storage {
         case .null: nil
         case .string(let text): text
         case .int64(let number): String(number)
@@ -63,7 +63,7 @@ struct SQLiteQueryRow: QueryRow {
     }
 
     func integer(_ column: String) throws -> Int64? {
-        switch try value(column).storage {
+        switch try storedValue(column).storage {
         case .null: return nil
         case .int64(let number): return number
         case .double(let number): return Int64(exactly: number)
@@ -73,6 +73,20 @@ struct SQLiteQueryRow: QueryRow {
             }
             return number
         case .blob: throw StoreError.failed(operation: "reading \(column)", reason: "it is not an integer")
+        }
+    }
+
+    func value(_ column: String) throws -> SQLArgument {
+        switch try storedValue(column).storage {
+        case .null: return .null
+        case .int64(let number): return .integer(number)
+        case .string(let text): return .text(text)
+        case .double(let number):
+            guard let integer = Int64(exactly: number) else {
+                throw StoreError.failed(operation: "reading \(column)", reason: "it holds a fraction, neither INTEGER nor TEXT")
+            }
+            return .integer(integer)
+        case .blob: throw StoreError.failed(operation: "reading \(column)", reason: "it holds a blob, neither INTEGER nor TEXT")
         }
     }
 }
