@@ -79,6 +79,10 @@ public struct StoreCopier: Sendable {
         }
     }
 
+    /// Columns whose values belong to the source's running processes: PostgreSQL workers' claims
+    /// would make the target's workers skip those receipts until the claims ran out.
+    static let notCarriedOver: Set<String> = ["claimed_by", "claimed_until"]
+
     /// Streams one table in keyset pages; returns how many rows went across.
     private func copy(_ table: Table, columns: [String], from source: any SnapshotQuerying, into target: any BulkLoader)
         async throws -> Int64
@@ -93,7 +97,7 @@ public struct StoreCopier: Sendable {
             var page: [[SQLArgument]] = []
             page.reserveCapacity(pageSize)
             try await source.forEachRow(select + (lastKey == nil ? "" : after) + order, lastKey ?? []) { row in
-                page.append(try columns.map { try row.value($0) })
+                page.append(try columns.map { Self.notCarriedOver.contains($0) ? .null : try row.value($0) })
             }
             guard let last = page.last else { break }
             try await target.insert(into: table.name, columns: columns, rows: page)

@@ -104,22 +104,29 @@ public struct PostgresStore: SubscriptionStore {
         }
     }
 
-    /// `body`'s result, or `StoreError.failed` when `deadline` comes first (`body` is cancelled).
+    /// `body`'s result, or `StoreError.failed` when `deadline` comes first. Then `body` is
+    /// cancelled and abandoned, not awaited: a query on a connection the server dropped may never
+    /// answer a cancellation, and a task group would wait for it forever.
     static func race<T: Sendable>(until deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async throws -> T)
         async throws -> T
     {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                return nil
+        let outcome = FirstOutcome<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.waiting(continuation)
+                let work = Task {
+                    do { outcome.finish(.success(try await body())) } catch { outcome.finish(.failure(error)) }
+                }
+                let timer = Task {
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    guard !Task.isCancelled else { return }
+                    let reason = StoreError.failed(operation: "waiting for the database", reason: "no answer within the retry window")
+                    if outcome.finish(.failure(reason)) { work.cancel() }
+                }
+                outcome.onFinish { timer.cancel() }
             }
-            defer { group.cancelAll() }
-            while let first = try await group.next() {
-                if let result = first { return result }
-                throw StoreError.failed(operation: "waiting for the database", reason: "no answer within the retry window")
-            }
-            throw CancellationError()
+        } onCancel: {
+            outcome.finish(.failure(CancellationError()))
         }
     }
 
@@ -237,5 +244,54 @@ struct PostgresFailure {
         } else {
             message = "\(psql.code)"
         }
+    }
+}
+
+/// The first of several results, handed to one waiting continuation exactly once.
+final class FirstOutcome<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var result: Result<T, any Error>?
+    private var finished: (@Sendable () -> Void)?
+
+    func waiting(_ continuation: CheckedContinuation<T, any Error>) {
+        lock.lock()
+        if let result {
+            lock.unlock()
+            continuation.resume(with: result)
+        } else {
+            self.continuation = continuation
+            lock.unlock()
+        }
+    }
+
+    /// Runs `action` once a result is in (at once if it already is).
+    func onFinish(_ action: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if result != nil {
+            lock.unlock()
+            action()
+        } else {
+            finished = action
+            lock.unlock()
+        }
+    }
+
+    /// True when this was the first result.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        lock.lock()
+        guard self.result == nil else {
+            lock.unlock()
+            return false
+        }
+        self.result = result
+        let (continuation, finished) = (self.continuation, self.finished)
+        self.continuation = nil
+        self.finished = nil
+        lock.unlock()
+        continuation?.resume(with: result)
+        finished?()
+        return true
     }
 }
