@@ -55,8 +55,18 @@ struct JSONRecords {
 
     var json: String { text + "]" }
 
-    /// The `AS x(column type, …)` list for `jsonb_to_recordset`.
-    func recordType(_ types: [String: String]) -> String {
-        columns.map { "\($0) \(types[$0] ?? "text")" }.joined(separator: ", ")
+    /// The `AS x(column type, …)` list for `jsonb_to_recordset`: the integer columns bigint,
+    /// every other one text.
+    static func recordType(_ columns: [String]) -> String {
+        columns.map { "\($0) \(integerColumns.contains($0) ? "bigint" : "text")" }.joined(separator: ", ")
     }
+
+    static let integerColumns: Set<String> = [
+        "id", "receipt_id", "expires_date_ms", "auto_renew_status", "expiration_intent",
+        "grace_period_expires_date_ms", "is_in_billing_retry", "cancellation_date_ms", "last_verified_at",
+        "first_seen_at", "updated_at", "purchase_date_ms", "is_trial_period", "is_in_intro_offer_period",
+        "first_seen_run_id", "next_due_at", "last_attempt_at", "last_apple_status", "consecutive_failures",
+        "run_id", "apple_status", "old_expires_date_ms", "new_expires_date_ms", "recorded_at",
+        "old_auto_renew_status", "new_auto_renew_status",
+    ]
 }

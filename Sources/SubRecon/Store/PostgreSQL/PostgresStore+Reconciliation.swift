@@ -21,12 +21,7 @@ extension PostgresStore {
             // Two workers writing receipts of one user (two receipts, one subscription) take turns:
             // a transaction-level lock per user, taken in one order so two batches never deadlock.
             let users = Array(Set(batch.map(\.receipt.userID)))
-            try await connection.query(
-                """
-                SELECT pg_advisory_xact_lock(key) FROM (
-                    SELECT DISTINCT hashtextextended(user_id, 0) AS key FROM unnest(\(users)::text[]) AS u(user_id)
-                    ORDER BY key) AS keys
-                """, logger: Self.quiet)
+            _ = try await connection.execute(LockUsers(users: users), logger: Self.quiet)
             var stored = try await StoredBatchState.read(batch, connection)
             let updates = batch.map { stored.decide($0) }
             try await PostgresUpdateWriter(connection: connection, worker: worker).write(

@@ -1,20 +1,20 @@
 import PostgresNIO
 
-/// Writes a batch's `ReceiptUpdate`s with one statement per table (rows bound as one JSON array,
-/// read by `jsonb_to_recordset`), inside the batch's transaction: the same rows and the same
-/// conflict rules as SQLite's `UpdateWriter`.
+/// Writes a batch's `ReceiptUpdate`s with one prepared statement per table (rows bound as one
+/// JSON array, read by `jsonb_to_recordset`; see `PostgresWriteStatements.swift`), inside the
+/// batch's transaction: the same rows and the same conflict rules as SQLite's `UpdateWriter`.
 struct PostgresUpdateWriter {
     let connection: PostgresConnection
     let worker: String
 
     func write(_ updates: [ReceiptUpdate], digests: [ReceiptDigest?], receiptIDs: [Int64], runID: Int64?) async throws {
-        var subscriptions = JSONRecords(Self.subscriptionColumns)
-        var renewals = JSONRecords(Self.renewalColumns)
-        var cancellations = JSONRecords(["user_id", "period_key", "cancellation_date_ms"])
-        var receipts = JSONRecords(Self.receiptColumns)
-        var versions = JSONRecords(["user_id", "receipt_sha256", "receipt_id", "first_seen_at"])
-        var runItems = JSONRecords(Self.runItemColumns)
-        var changes = JSONRecords(Self.changeColumns)
+        var subscriptions = JSONRecords(InsertSubscriptions.columns)
+        var renewals = JSONRecords(InsertRenewals.columns)
+        var cancellations = JSONRecords(FillRenewalCancellations.columns)
+        var receipts = JSONRecords(UpdateReceipts.columns)
+        var versions = JSONRecords(InsertReceiptVersions.columns)
+        var runItems = JSONRecords(UpsertRunItems.columns)
+        var changes = JSONRecords(InsertSubscriptionChanges.columns)
 
         // One row per subscription: a later receipt of the batch decided against the earlier
         // one's row, so its row is the final one (and one statement may not upsert a key twice).
@@ -84,92 +84,31 @@ struct PostgresUpdateWriter {
             }
         }
 
-        try await insert(subscriptions, into: "subscriptions", conflict: SchemaSQL.subscriptionUpsert)
-        try await insert(renewals, into: "renewals", conflict: SchemaSQL.renewalInsertOnce)
-        if cancellations.count > 0 {
-            try await connection.run(
-                """
-                UPDATE renewals SET cancellation_date_ms = x.cancellation_date_ms
-                FROM jsonb_to_recordset(?::jsonb) AS x(\(cancellations.recordType(Self.types)))
-                WHERE renewals.user_id = x.user_id AND renewals.period_key = x.period_key
-                  AND renewals.cancellation_date_ms IS NULL
-                """, [.text(cancellations.json)])
-        }
-        if receipts.count > 0 {
-            try await connection.run(
-                """
-                UPDATE receipts SET
-                    receipt_data = COALESCE(x.receipt_data, receipts.receipt_data),
-                    environment = COALESCE(x.environment, receipts.environment),
-                    next_due_at = x.next_due_at, last_attempt_at = x.last_attempt_at,
-                    last_verified_at = COALESCE(x.last_verified_at, receipts.last_verified_at),
-                    last_apple_status = x.last_apple_status, verification_state = x.verification_state,
-                    consecutive_failures = x.consecutive_failures, last_message = x.last_message,
-                    history_revision = COALESCE(x.history_revision, receipts.history_revision),
-                    receipt_sha256 = COALESCE(x.receipt_sha256, receipts.receipt_sha256)
-                FROM jsonb_to_recordset(?::jsonb) AS x(\(receipts.recordType(Self.types)))
-                WHERE receipts.id = x.id
-                """, [.text(receipts.json)])
-        }
+        try await execute(InsertSubscriptions.self, subscriptions)
+        try await execute(InsertRenewals.self, renewals)
+        try await execute(FillRenewalCancellations.self, cancellations)
+        try await execute(UpdateReceipts.self, receipts)
         // The batch's receipts are done with: their claims end with the write (also those whose
         // answer was discarded, which stay due for the next run).
-        try await connection.query(
-            """
-            UPDATE receipts SET claimed_by = NULL, claimed_until = NULL
-            WHERE id = ANY(\(receiptIDs)::bigint[]) AND claimed_by = \(worker)
-            """, logger: PostgresStore.quiet)
-        try await insert(versions, into: "receipt_versions", conflict: "ON CONFLICT (user_id, receipt_sha256) DO NOTHING")
-        try await insert(runItems, into: "run_items", conflict: SchemaSQL.runItemUpsert)
-        try await insert(changes, into: "subscription_changes", conflict: "")
+        _ = try await connection.execute(ReleaseWrittenClaims(ids: receiptIDs, worker: worker), logger: PostgresStore.quiet)
+        try await execute(InsertReceiptVersions.self, versions)
+        try await execute(UpsertRunItems.self, runItems)
+        try await execute(InsertSubscriptionChanges.self, changes)
         if let runID {
-            let counters = RunCounters(updates)
-            try await connection.run(RunCounters.sql, counters.arguments(runID: runID))
+            let arguments = RunCounters(updates).arguments(runID: runID).compactMap { argument -> Int64? in
+                if case .integer(let value) = argument { return value }
+                return nil
+            }
+            _ = try await connection.execute(AddToRunCounters(arguments: arguments), logger: PostgresStore.quiet)
         }
     }
 
-    private func insert(_ records: JSONRecords, into table: String, conflict: String) async throws {
+    private func execute<Statement: JSONBatchStatement>(_ statement: Statement.Type, _ records: JSONRecords) async throws {
         guard records.count > 0 else { return }
-        let columns = records.columns.joined(separator: ", ")
-        try await connection.run(
-            """
-            INSERT INTO \(table) (\(columns))
-            SELECT \(columns) FROM jsonb_to_recordset(?::jsonb) AS x(\(records.recordType(Self.types)))
-            \(conflict)
-            """, [.text(records.json)])
+        _ = try await connection.execute(Statement(json: records.json), logger: PostgresStore.quiet)
     }
 
     private static func flag(_ value: Bool?) -> SQLArgument { value.map { .integer($0 ? 1 : 0) } ?? .null }
-
-    static let subscriptionColumns = StoredSubscription.selectedColumns.split(separator: ",").map {
-        $0.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-    static let renewalColumns = RenewalRecord.selectedColumns.split(separator: ",").map {
-        $0.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-    static let receiptColumns = [
-        "id", "receipt_data", "environment", "next_due_at", "last_attempt_at", "last_verified_at", "last_apple_status",
-        "verification_state", "consecutive_failures", "last_message", "history_revision", "receipt_sha256",
-    ]
-    static let runItemColumns = [
-        "run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "old_status", "new_status",
-        "old_expires_date_ms", "new_expires_date_ms", "message", "recorded_at",
-    ]
-    static let changeColumns = [
-        "run_id", "user_id", "original_transaction_id", "receipt_id", "change", "old_status", "new_status",
-        "old_product_id", "new_product_id", "old_expires_date_ms", "new_expires_date_ms", "old_auto_renew_status",
-        "new_auto_renew_status", "old_auto_renew_product_id", "new_auto_renew_product_id", "recorded_at",
-    ]
-
-    /// The record types `jsonb_to_recordset` reads with; every other column is text.
-    static let types: [String: String] = Dictionary(
-        uniqueKeysWithValues: [
-            "id", "receipt_id", "expires_date_ms", "auto_renew_status", "expiration_intent",
-            "grace_period_expires_date_ms", "is_in_billing_retry", "cancellation_date_ms", "last_verified_at",
-            "first_seen_at", "updated_at", "purchase_date_ms", "is_trial_period", "is_in_intro_offer_period",
-            "first_seen_run_id", "next_due_at", "last_attempt_at", "last_apple_status", "consecutive_failures",
-            "run_id", "apple_status", "old_expires_date_ms", "new_expires_date_ms", "recorded_at",
-            "old_auto_renew_status", "new_auto_renew_status",
-        ].map { ($0, "bigint") })
 }
 
 /// How a batch moves its run's counters (once per batch, in the batch's transaction, so they
