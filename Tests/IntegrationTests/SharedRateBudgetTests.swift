@@ -13,7 +13,10 @@ import Testing
         let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
 
-        #expect(try await world.store.schemaVersion() == 6)
+        // v6-api-rate on both: the same count of migrations, the same tables.
+        #expect(PostgresSchema.migrations.map(\.identifier) == AppDatabase.migrator.migrations)
+        #expect(PostgresSchema.migrations.map(\.identifier).contains("v6-api-rate"))
+        #expect(try await world.store.schemaVersion() == PostgresSchema.migrations.count)
         #expect(try await world.count("SELECT COUNT(*) FROM api_rate") == 0)
         let reservation = try await world.store.reserveAPISlots(budget: "b", count: 4, intervalMicros: 25_000)
         // SQLite: one process, its budget is its own (nil: pace locally); PostgreSQL: shared slots.
