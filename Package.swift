@@ -92,6 +92,8 @@ let package = Package(
             dependencies: [
                 "SubRecon", "AppStoreSimulator", "SubReconHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The workers benchmark makes (and drops) a database of its own on a PostgreSQL server.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

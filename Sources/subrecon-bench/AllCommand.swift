@@ -4,13 +4,16 @@ import ArgumentParser
 struct AllCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "all",
-        abstract: "The standard set: 100 ms and 0 ms throughput, the naive ratio, the 1M-receipt memory run, the due policy, Server API mode.",
+        abstract: "The standard set: 100 ms and 0 ms throughput, the naive ratio, the 1M-receipt memory run, the due policy, Server API mode, several workers.",
         discussion: """
             Defaults are the issue's: 20,000 receipts at 100 ms (C=64, naive sample 100) and at 0 ms, \
             1,000,000 receipts at 0 ms for peak RSS (200 filler bytes: ~0.6 GB of database instead of ~4.4 GB), \
             2,000 subscribers over 30 simulated nights, then the Server API runs (`subrecon-bench server-api`: \
             20,000 receipts at 100 ms, 2,000 at 200/s, 20,000 at 0 ms; about 2.5 minutes more, \
-            --no-server-api skips them). scripts/bench-smoke.sh runs it with tiny sizes.
+            --no-server-api skips them), then 4 workers sharing 200/s on one PostgreSQL database \
+            (`subrecon-bench workers`: 2,500 receipts, about 40 s; --no-workers skips it, and it is \
+            skipped with a note when no PostgreSQL is configured). scripts/bench-smoke.sh runs it with \
+            tiny sizes.
             """)
 
     @Option(help: "Receipts of the two throughput runs.")
@@ -38,6 +41,11 @@ struct AllCommand: AsyncParsableCommand {
     var serverAPI = true
 
     @OptionGroup(title: "Server API runs") var serverAPISuite: ServerAPISuite
+
+    @Flag(inversion: .prefixedNo, help: "Run the several-workers measurement on PostgreSQL (see `subrecon-bench workers --help`).")
+    var workers = true
+
+    @OptionGroup(title: "Several workers") var workersSuite: WorkersSuite
 
     @OptionGroup var options: BenchOptions
 
@@ -78,6 +86,16 @@ struct AllCommand: AsyncParsableCommand {
             let api = try await serverAPISuite.run(options: options)
             checks += api.checks
             problems += api.problems
+        }
+        if workers && workersSuite.workersReceipts > 0 {
+            print("")
+            if let postgres = try workersSuite.postgres() {
+                let measured = try await workersSuite.run(on: postgres, options: options)
+                checks += measured.checks
+                problems += measured.problems
+            } else {
+                print("workers: skipped, " + WorkersSuite.noPostgres)
+            }
         }
         print("\nsummary (figures, not a test: a MISS never fails the benchmark)")
         for check in checks { print(check.line) }

@@ -85,6 +85,13 @@ struct ChildProcess: Sendable {
             peakRSSKilobytes: peak)
     }
 
+    /// `wait()` on a thread of its own (`wait4` blocks), so no Swift concurrency thread is held.
+    func waitOffTheCooperativePool() async -> Exit {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: wait()) }
+        }
+    }
+
     /// Sends `signal` (SIGTERM by default) to this process only.
     func terminate(_ signal: Int32 = SIGTERM) {
         kill(pid, signal)

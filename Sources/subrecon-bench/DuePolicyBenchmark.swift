@@ -86,9 +86,8 @@ struct DuePolicyBenchmark {
     func run() async throws -> Result {
         let c = configuration
         let watch = Stopwatch()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { if !c.keepFolder { try? FileManager.default.removeItem(atPath: folder) } }
+        let folder = try BenchFolder.make()
+        defer { BenchFolder.remove(folder, keep: c.keepFolder) }
         print("due-policy: \(BenchFormat.grouped(c.subscribers)) subscribers, \(c.days) simulated nights at 03:17 UTC, concurrency \(c.concurrency)")
 
         let clock = SimulatedClock(nowMs: c.startMs)

@@ -1,5 +1,4 @@
 import AppStoreSimulator
-import Crypto
 import Foundation
 import GRDB
 
@@ -87,15 +86,10 @@ struct ServerAPIBenchmark {
         }
     }
 
-    static let bundleID = SimulatedProducts.bundleID
-    static let keyID = "BENCHKEY01"
-    static let issuerID = "57246542-96fe-1a63-e053-0824d011072a"
-
     func run() async throws -> Result {
         let c = configuration
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { if !c.keepFolder { try? FileManager.default.removeItem(atPath: folder) } }
+        let folder = try BenchFolder.make()
+        defer { BenchFolder.remove(folder, keep: c.keepFolder) }
         let limits = [
             "SUBRECON_API_RATE=\(c.workerRate == 0 ? "0 (no limit)" : "\(c.workerRate)")",
             c.simulatorRateLimit.map { "simulator 429 above \(BenchFormat.fixed($0, 0))/s" },
@@ -110,45 +104,22 @@ struct ServerAPIBenchmark {
         print(BenchFormat.line(
             "generated", "\(BenchFormat.grouped(seeded.receipts)) receipts in \(BenchFormat.fixed(seeded.seconds, 1)) s, database \(BenchFormat.megabytes(bytes: seeded.databaseBytes))"))
 
-        // 2. The In-App Purchase key (.p8, mode 0600) both sides use, and the simulator.
-        let keyFile = folder + "/AuthKey_\(Self.keyID).p8"
-        guard FileManager.default.createFile(
-            atPath: keyFile, contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8),
-            attributes: [.posixPermissions: 0o600])
-        else { throw ChildProcess.SpawnError(description: "cannot write \(keyFile)") }
-        let rootFile = folder + "/simulator-root.pem"
-        var simulatorArguments = [
-            "--write-root-ca", rootFile, "--api-key-file", keyFile, "--history-page-size", "\(c.historyPageSize)",
-            "--no-register-verified-receipts",
-        ]
-        if let limit = c.simulatorRateLimit { simulatorArguments += ["--api-rate-limit", "\(limit)"] }
-        let simulator = try SimulatorProcess.start(
-            subrecon: c.subreconPath, latencyMs: c.latencyMs, secretFile: nil, folder: folder,
-            extraArguments: simulatorArguments)
+        // 2. The In-App Purchase key both sides use, and the simulator.
+        let setup = try ServerAPISimulatorSetup.start(
+            subrecon: c.subreconPath, folder: folder, latencyMs: c.latencyMs, historyPageSize: c.historyPageSize,
+            rateLimit: c.simulatorRateLimit)
+        let simulator = setup.simulator
         defer { simulator.stop() }
-        guard let apiURL = simulator.serverAPIURL, let apiSandboxURL = simulator.serverAPISandboxURL else {
-            throw ChildProcess.SpawnError(description: "the simulator printed no `Server API:` line (see \(folder)/simulator.out)")
-        }
 
         // 3. The simulator learns every account (not measured).
         let watch = Stopwatch()
-        let accounts = try await AccountRegistration.register(source: mix, count: c.receipts, serverAPIBaseURL: apiURL)
+        let accounts = try await AccountRegistration.register(source: mix, count: c.receipts, serverAPIBaseURL: setup.apiURL)
         print(BenchFormat.line(
             "registered", "\(BenchFormat.grouped(accounts)) accounts with the simulator in \(BenchFormat.fixed(watch.seconds, 1)) s"))
 
         // 4. The worker, its own process, once or twice.
-        var environment = ChildEnvironment.base()
+        var environment = setup.workerEnvironment(rate: c.workerRate)
         environment["SUBRECON_DB"] = databasePath
-        environment["SUBRECON_APPLE_API"] = "server-api"
-        environment["SUBRECON_API_KEY_FILE"] = keyFile
-        environment["SUBRECON_API_KEY_ID"] = Self.keyID
-        environment["SUBRECON_API_ISSUER_ID"] = Self.issuerID
-        environment["SUBRECON_BUNDLE_ID"] = Self.bundleID
-        environment["SUBRECON_API_URL"] = apiURL
-        environment["SUBRECON_API_SANDBOX_URL"] = apiSandboxURL
-        environment["SUBRECON_APPLE_ROOT_CA_FILE"] = rootFile
-        environment["SUBRECON_API_RATE"] = "\(c.workerRate)"
-        environment["SUBRECON_LOG_LEVEL"] = "notice"
 
         var runs: [WorkerRun] = []
         let labels = c.steadyState ? ["first check", "steady state"] : ["first check"]
@@ -175,7 +146,7 @@ struct ServerAPIBenchmark {
             executable: configuration.subreconPath,
             arguments: ["run", "--all", "--concurrency", "\(configuration.concurrency)"],
             environment: environment, stdoutPath: out, stderrPath: err)
-        let exit = await Self.waitOffTheCooperativePool(worker)
+        let exit = await worker.waitOffTheCooperativePool()
         let seconds = watch.seconds
         let simulatorCPU = simulator.cpuSeconds() - simulatorCPUBefore
         let summary = WorkerSummaryLine.last(in: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
@@ -229,10 +200,4 @@ struct ServerAPIBenchmark {
         }
     }
 
-    /// `wait4` blocks; do it on a thread of its own so no Swift concurrency thread is held.
-    private static func waitOffTheCooperativePool(_ process: ChildProcess) async -> ChildProcess.Exit {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: process.wait()) }
-        }
-    }
 }

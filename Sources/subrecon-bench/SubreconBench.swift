@@ -7,7 +7,7 @@ import ArgumentParser
 struct SubreconBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subrecon-bench",
-        abstract: "Measure subrecon: receipts/s, CPU, peak RSS, Apple calls; the naive baseline; the due policy; Server API mode.",
+        abstract: "Measure subrecon: receipts/s, CPU, peak RSS, Apple calls; the naive baseline; the due policy; Server API mode; several workers.",
         discussion: """
             The worker (`subrecon run --all`) and the simulator (`subrecon simulator`) run as separate \
             processes so their CPU and memory are measured alone; `subrecon` is looked for next to this \
@@ -19,7 +19,8 @@ struct SubreconBench: AsyncParsableCommand {
               subrecon-bench stages
               subrecon-bench due-policy --subscribers 2000 --days 30
               subrecon-bench server-api --repeat 3
+              subrecon-bench workers --postgres-url postgres://me@127.0.0.1/postgres
               subrecon-bench all
             """,
-        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self])
+        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self])
 }

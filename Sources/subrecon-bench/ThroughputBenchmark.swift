@@ -52,9 +52,8 @@ struct ThroughputBenchmark {
 
     func run() async throws -> Result {
         let c = configuration
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { if !c.keepFolder { try? FileManager.default.removeItem(atPath: folder) } }
+        let folder = try BenchFolder.make()
+        defer { BenchFolder.remove(folder, keep: c.keepFolder) }
         print("\(c.title): \(BenchFormat.grouped(c.receipts)) receipts, latency \(c.latencyMs) ms, concurrency \(c.concurrency), padding \(c.paddingBytes) B")
 
         // 1. The data.
@@ -93,7 +92,7 @@ struct ThroughputBenchmark {
         let worker = try ChildProcess.spawn(
             executable: c.subreconPath, arguments: ["run", "--all", "--concurrency", "\(c.concurrency)"],
             environment: environment, stdoutPath: folder + "/worker.out", stderrPath: folder + "/worker.err")
-        let exit = await Self.waitOffTheCooperativePool(worker)
+        let exit = await worker.waitOffTheCooperativePool()
         let seconds = watch.seconds
         let simulatorCPU = simulator.cpuSeconds() - simulatorCPUBefore
         let summaryLine = ((try? String(contentsOfFile: folder + "/worker.out", encoding: .utf8)) ?? "")
@@ -137,10 +136,4 @@ struct ThroughputBenchmark {
         }
     }
 
-    /// `wait4` blocks; do it on a thread of its own so no Swift concurrency thread is held.
-    private static func waitOffTheCooperativePool(_ process: ChildProcess) async -> ChildProcess.Exit {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: process.wait()) }
-        }
-    }
 }

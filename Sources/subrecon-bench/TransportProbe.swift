@@ -13,9 +13,8 @@ struct TransportProbe {
     var subreconPath: String
 
     func run() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try BenchFolder.make()
+        defer { BenchFolder.remove(folder, keep: false) }
         let secretFile = folder + "/shared-secret"
         _ = FileManager.default.createFile(
             atPath: secretFile, contents: Data("probe\n".utf8), attributes: [.posixPermissions: 0o600])

@@ -9,6 +9,8 @@ struct APIRateLimiterTests {
         let ns = Mutex<Int64>(0)
         var now: @Sendable () -> Int64 { { [self] in ns.withLock { $0 } } }
         func set(_ value: Int64) { ns.withLock { $0 = value } }
+        /// A sleep that only moves the clock on (no real waiting).
+        var sleep: @Sendable (Int64) async throws -> Void { { [self] wait in ns.withLock { $0 += max(0, wait) } } }
     }
 
     @Test func requestsTakeEvenlySpacedSlotsAndTheFirstGoesAtOnce() async throws {
@@ -31,11 +33,11 @@ struct APIRateLimiterTests {
         #expect(limiter.figures.achievedRate.map { ($0 * 10).rounded() / 10 } == 50)
     }
 
-    @Test func a429PushesEveryLaterSlotPastRetryAfter() {
+    @Test func a429PushesEveryLaterSlotPastRetryAfter() async {
         let clock = FakeClock()
         let limiter = APIRateLimiter(requestsPerSecond: 100, clockNs: clock.now)
         _ = limiter.reserveForTesting()
-        limiter.rateLimited(retryAfterNs: 2_000_000_000)
+        await limiter.rateLimited(retryAfterNs: 2_000_000_000)
         #expect(limiter.reserveForTesting() == 2_000_000_000)
         #expect(limiter.reserveForTesting() == 2_010_000_000)
         #expect(limiter.figures.rateLimited == 1)

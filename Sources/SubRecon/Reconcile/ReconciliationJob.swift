@@ -10,6 +10,9 @@ public struct ReconciliationJob: Sendable {
     let clock: @Sendable () -> Int64
     let stopSignal: StopSignal
     let logger: Logger
+    /// Sees every reservation of App Store Server API request slots shared with other workers
+    /// (PostgreSQL), as the database made it.
+    public var onAPISlotsReserved: (@Sendable (SlotReservation) -> Void)?
 
     public init(
         settings: Settings, store: any SubscriptionStore, clock: @escaping @Sendable () -> Int64,
@@ -28,7 +31,7 @@ public struct ReconciliationJob: Sendable {
         let transport = CurlTransport(
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
-        let limiter = APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
+        let limiter = rateLimiter()
         var store = store
         store.readsServerAPIContext = settings.appleAPI == .serverAPI
         let pipeline = ReconciliationRun(
@@ -47,7 +50,7 @@ public struct ReconciliationJob: Sendable {
         let transport = CurlTransport(
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
-        let limiter = APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
+        let limiter = rateLimiter()
         var store = store
         store.readsServerAPIContext = true
         let check = ParityCheck(
@@ -61,6 +64,22 @@ public struct ReconciliationJob: Sendable {
             throw .store(error)
         }
     }
+
+    /// What every App Store Server API request of this process waits for: `SUBRECON_API_RATE` for
+    /// all workers together, through a schedule they share in the store (PostgreSQL); on SQLite,
+    /// which answers nil, this process's own.
+    func rateLimiter() -> APIRateLimiter {
+        guard let serverAPI = settings.serverAPI, serverAPI.requestsPerSecond > 0 else {
+            return APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
+        }
+        return APIRateLimiter(
+            requestsPerSecond: serverAPI.requestsPerSecond,
+            schedule: .store(store, budget: Self.apiRateBudget(bundleID: serverAPI.bundleID), observer: onAPISlotsReserved),
+            logger: logger)
+    }
+
+    /// The `api_rate` row of an app: Apple's limit is per app.
+    static func apiRateBudget(bundleID: String) -> String { "server-api " + bundleID }
 
     /// The client for `api`, or a configuration failure when its settings are missing.
     func verifier(transport: any HTTPTransport, api: AppleAPI, limiter: APIRateLimiter) throws(RunFailure)

@@ -46,7 +46,7 @@ public enum StoreOpener {
     /// The driver's settings for `location`: `require` encrypts without checking the server's
     /// certificate (libpq's meaning); `verify-full` checks it and the host name, against
     /// `sslrootcert` or the system's roots.
-    static func clientConfiguration(_ location: PostgresLocation) throws -> PostgresClient.Configuration {
+    public static func clientConfiguration(_ location: PostgresLocation) throws -> PostgresClient.Configuration {
         PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: tlsSettings(location).map { .require($0) } ?? .disable)

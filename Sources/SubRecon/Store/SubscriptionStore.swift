@@ -25,6 +25,13 @@ public protocol SubscriptionStore: Sendable {
     var claimTimeoutMs: Int64 { get }
     /// Gives back the receipts this worker claimed but did not write (a run that ended early).
     func releaseClaims() async throws(StoreError)
+    /// Reserves `count` consecutive App Store Server API request slots, `intervalMicros` apart, of
+    /// the rate budget `budget` that every worker on this database shares (PostgreSQL); nil where one
+    /// process has the budget to itself (SQLite), which then paces its requests locally.
+    func reserveAPISlots(budget: String, count: Int, intervalMicros: Int64) async throws(StoreError) -> SlotReservation?
+    /// Apple answered 429: no slot of `budget` is reserved for anyone before `micros` from now
+    /// (nothing to do on SQLite).
+    func pauseAPISlots(budget: String, forMicros micros: Int64) async throws(StoreError)
     /// The schema version both stores count the same way (`subrecon db migrate`).
     func schemaVersion() async throws(StoreError) -> Int
     /// Stores validated import rows in one transaction: all of them or none.

@@ -135,3 +135,12 @@ struct OwnPostgresCluster: Sendable {
         }
     }
 }
+
+extension PostgresStore {
+    /// The same database as another worker: a worker is `HOST:PID`, and tests run several in one process.
+    func asWorker(_ name: String) -> PostgresStore {
+        PostgresStore(
+            connection: connection, location: location, readsServerAPIContext: readsServerAPIContext,
+            claimTimeoutMs: claimTimeoutMs, worker: name, retryWindow: retryWindow)
+    }
+}

@@ -325,9 +325,10 @@ public struct ServerAPIClient: ReceiptVerifier {
                          message: "the App Store Server API calls the transaction id malformed (4000006)"))
         case (429, _):
             let wait = Self.retryAfter(response.headers["retry-after"], nowMs: clockMs())
-            // The whole run slows down, but never for longer than a retry would wait.
+            // The whole run (with every worker sharing the budget) slows down, but never for
+            // longer than a retry would wait.
             let pause = min(wait, retryPolicy.maxRetryAfter).components
-            limiter.rateLimited(retryAfterNs: pause.seconds * 1_000_000_000 + pause.attoseconds / 1_000_000_000)
+            await limiter.rateLimited(retryAfterNs: pause.seconds * 1_000_000_000 + pause.attoseconds / 1_000_000_000)
             return .outcome(.failed(VerificationFailure(
                 appleStatus: code ?? 429, environment: environment,
                 message: "the App Store Server API answered 429 (rate limit); the run slowed down", isRetryable: true,

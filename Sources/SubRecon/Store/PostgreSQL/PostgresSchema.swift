@@ -11,6 +11,7 @@ enum PostgresSchema {
     /// Migration identifiers, in order; the schema version is how many are applied.
     static let migrations: [(identifier: String, sql: String)] = [
         ("v1", v1), ("v2-run-lock", v2), ("v3-subscription-changes", v3), ("v4-server-api", v4), ("v5-claims", v5),
+        ("v6-api-rate", v6),
     ]
 
     /// Creates or migrates the schema. Several workers starting at once take turns on a
@@ -85,4 +86,8 @@ enum PostgresSchema {
         UPDATE receipts SET receipt_sha256 = encode(sha256(convert_to(receipt_data, 'UTF8')), 'hex')
             WHERE receipt_data IS NOT NULL
         """
+
+    /// One row per API rate budget, shared by every worker as a GCRA schedule (see
+    /// `PostgresStore+APIRate.swift`); `next_slot_us` becomes BIGINT.
+    static let v6 = translate(SchemaSQL.v6APIRate)
 }

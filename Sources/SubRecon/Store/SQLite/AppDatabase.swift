@@ -126,6 +126,10 @@ public struct AppDatabase: Sendable {
             }
             for (id, digest) in digests { try update.execute(arguments: [digest, id]) }
         }
+        migrator.registerMigration("v6-api-rate") { db in
+            // The Server API rate budget PostgreSQL's workers share; unused on SQLite (see SchemaSQL).
+            try db.execute(sql: SchemaSQL.v6APIRate)
+        }
         return migrator
     }
 }

@@ -154,6 +154,17 @@ enum SchemaSQL {
         CREATE INDEX renewals_first_seen ON renewals(first_seen_at);
         """
 
+    /// The App Store Server API's rate budget that several workers share (PostgreSQL): one row per
+    /// budget, `next_slot_us` the schedule's next free request slot in microseconds since 1970 on
+    /// the database's clock (docs/postgresql-claims.md). SQLite, one process at a time, paces
+    /// locally and leaves it empty; it has the table so both stores have the same tables.
+    static let v6APIRate = """
+        CREATE TABLE api_rate (
+            name TEXT NOT NULL PRIMARY KEY,
+            next_slot_us INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """
+
     /// A subscription row replaces what was stored for its (user, original transaction).
     static let subscriptionUpsert = """
         ON CONFLICT (user_id, original_transaction_id) DO UPDATE SET
