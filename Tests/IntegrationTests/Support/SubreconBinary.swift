@@ -2,11 +2,20 @@ import Foundation
 
 /// Runs the built `subrecon` executable, as cron or an operator would.
 /// scripts/test.sh sets SUBRECON_BINARY; otherwise the debug build next to this package is used.
+///
+/// Children are started with posix_spawn and reaped with waitpid, their output going through
+/// files: Foundation's `Process` crashed (a bad pointer inside `Process.run`) and its reads died of
+/// EINTR when many tests started processes at once.
 enum SubreconBinary {
     struct Result: Sendable {
         var exitCode: Int32
         var stdout: String
         var stderr: String
+    }
+
+    /// A child started without waiting (kill tests).
+    struct Running: Sendable {
+        let processIdentifier: pid_t
     }
 
     static var path: String {
@@ -29,56 +38,69 @@ enum SubreconBinary {
         }
     }
 
-    /// The binary with exactly `environment` plus PATH.
-    private static func makeProcess(_ arguments: [String], environment: [String: String]) -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        var env = environment
-        env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        process.environment = env
-        return process
-    }
-
     private static func runBlocking(_ arguments: [String], environment: [String: String], stdin: Data?) throws -> Result {
-        let process = makeProcess(arguments, environment: environment)
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        // Read before waiting, so a full pipe can't block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-child-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let input = folder + "/stdin"
+        FileManager.default.createFile(atPath: input, contents: stdin ?? Data())
+        let child = try spawn(
+            arguments, environment: environment, stdin: input, stdout: folder + "/stdout", stderr: folder + "/stderr")
+        let status = waitBlocking(child)
         return Result(
-            exitCode: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            exitCode: status,
+            stdout: (try? String(contentsOfFile: folder + "/stdout", encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: folder + "/stderr", encoding: .utf8)) ?? "")
     }
 
     /// Starts the binary without waiting (for kill tests); output goes to files in `folder`.
-    static func start(_ arguments: [String], environment: [String: String], folder: String) throws -> Process {
-        let process = makeProcess(arguments, environment: environment)
-        FileManager.default.createFile(atPath: folder + "/child.out", contents: nil)
-        FileManager.default.createFile(atPath: folder + "/child.err", contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: folder + "/child.out")
-        process.standardError = FileHandle(forWritingAtPath: folder + "/child.err")
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
+    static func start(_ arguments: [String], environment: [String: String], folder: String) throws -> Running {
+        try spawn(
+            arguments, environment: environment, stdin: "/dev/null", stdout: folder + "/child.out",
+            stderr: folder + "/child.err")
     }
 
-    /// Waits for a started process off the cooperative pool; returns its exit status.
-    static func wait(_ process: Process) async -> Int32 {
+    /// Waits for a started process off the cooperative pool: its exit code, or the signal that
+    /// ended it (as Foundation's `terminationStatus` reports it).
+    static func wait(_ child: Running) async -> Int32 {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
+            Thread.detachNewThread { continuation.resume(returning: waitBlocking(child)) }
         }
+    }
+
+    private static func spawn(
+        _ arguments: [String], environment: [String: String], stdin: String, stdout: String, stderr: String
+    ) throws -> Running {
+        var env = environment
+        env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else of ours: an inherited listening socket would keep a stopped server's port taken.
+        SpawnActions.closeInheritedDescriptors(&actions)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0)=\($1)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        guard result == 0 else {
+            throw NSError(domain: NSPOSIXErrorDomain, code: Int(result), userInfo: [NSLocalizedDescriptionKey: "cannot start \(path)"])
+        }
+        return Running(processIdentifier: pid)
+    }
+
+    private static func waitBlocking(_ child: Running) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(child.processIdentifier, &status, 0) < 0 {
+            if errno != EINTR { return -1 }
+        }
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : signal
     }
 }

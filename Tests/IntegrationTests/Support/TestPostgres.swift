@@ -114,6 +114,8 @@ struct OwnPostgresCluster: Sendable {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
                 posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
                 posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+                // Nothing else of ours: an inherited listening socket would keep a stopped server's port taken.
+                SpawnActions.closeInheritedDescriptors(&actions)
                 let argv = (["/bin/bash"] + arguments).map { strdup($0) } + [nil]
                 defer { for pointer in argv { free(pointer) } }
                 var pid: pid_t = 0
