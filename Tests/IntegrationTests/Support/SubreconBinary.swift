@@ -68,8 +68,11 @@ enum SubreconBinary {
         }
     }
 
-    private static func spawn(
-        _ arguments: [String], environment: [String: String], stdin: String, stdout: String, stderr: String
+    /// Starts `executable` (default: the binary) with exactly `environment` plus PATH, its standard
+    /// streams on these files, and no other descriptor of ours.
+    static func spawn(
+        _ arguments: [String], executable: String = path, environment: [String: String], stdin: String, stdout: String,
+        stderr: String
     ) throws -> Running {
         var env = environment
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -81,21 +84,22 @@ enum SubreconBinary {
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // Nothing else of ours: an inherited listening socket would keep a stopped server's port taken.
         SpawnActions.closeInheritedDescriptors(&actions)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0)=\($1)") } + [nil]
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard result == 0 else {
-            throw NSError(domain: NSPOSIXErrorDomain, code: Int(result), userInfo: [NSLocalizedDescriptionKey: "cannot start \(path)"])
+            throw NSError(domain: NSPOSIXErrorDomain, code: Int(result), userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable)"])
         }
         return Running(processIdentifier: pid)
     }
 
-    private static func waitBlocking(_ child: Running) -> Int32 {
+    /// Waits on this thread: the exit code, or the signal that ended the child.
+    static func waitBlocking(_ child: Running) -> Int32 {
         var status: Int32 = 0
         while waitpid(child.processIdentifier, &status, 0) < 0 {
             if errno != EINTR { return -1 }

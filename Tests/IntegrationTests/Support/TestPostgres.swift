@@ -101,33 +101,24 @@ struct OwnPostgresCluster: Sendable {
     }
 
     /// Runs a script off the cooperative pool and returns its stdout; a non-zero exit throws.
-    /// posix_spawn and waitpid, stdout into a file: the server the script leaves running must not
-    /// hold a pipe of ours open.
+    /// Spawned like the binary (stdout into a file, no descriptor of ours inherited): the server
+    /// the script leaves running must not hold a pipe or socket of ours open.
     static func shell(_ arguments: [String]) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 let output = FileManager.default.temporaryDirectory.appendingPathComponent("shell-\(UUID().uuidString)").path
                 defer { unlink(output) }
-                var actions = posix_spawn_file_actions_t()
-                posix_spawn_file_actions_init(&actions)
-                defer { posix_spawn_file_actions_destroy(&actions) }
-                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-                posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-                // Nothing else of ours: an inherited listening socket would keep a stopped server's port taken.
-                SpawnActions.closeInheritedDescriptors(&actions)
-                let argv = (["/bin/bash"] + arguments).map { strdup($0) } + [nil]
-                defer { for pointer in argv { free(pointer) } }
-                var pid: pid_t = 0
-                let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
-                guard spawned == 0 else {
-                    continuation.resume(throwing: TestPostgresError("cannot start \(arguments): error \(spawned)"))
+                let status: Int32
+                do {
+                    let child = try SubreconBinary.spawn(
+                        arguments, executable: "/bin/bash", environment: ProcessInfo.processInfo.environment,
+                        stdin: "/dev/null", stdout: output, stderr: "/dev/null")
+                    status = SubreconBinary.waitBlocking(child)
+                } catch {
+                    continuation.resume(throwing: error)
                     return
                 }
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-                // WIFEXITED && WEXITSTATUS == 0
                 if status & 0x7f == 0 && (status >> 8) & 0xff == 0 {
                     continuation.resume(returning: text)
                 } else {
