@@ -59,7 +59,7 @@ struct DbCommand: AsyncParsableCommand {
                 end at the same schema version. The target must hold no data (a target with receipts \
                 is refused, exit 2, and left as it was); it is filled in one transaction, so a copy \
                 that fails leaves it empty. Every table with data is copied (receipts, \
-                receipt_versions, runs, run_items, subscriptions, renewals, subscription_changes), \
+                receipt_versions, runs, run_items, subscriptions, renewals, subscription_changes, notifications), \
                 from one consistent snapshot of the source, which may stay in use meanwhile; not the \
                 run lock nor the workers' shared rate schedule. Prints the rows copied into each table. Afterwards every report gives the \
                 same bytes on both stores. Exit 2: refused or a configuration error; 66: no SQLite \

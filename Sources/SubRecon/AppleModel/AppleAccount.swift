@@ -18,10 +18,19 @@ public struct AppleAccount: Sendable, Equatable {
     /// Server API only: the customer's transaction-history `revision` reached (the history is the
     /// customer's, across subscriptions), stored so the next read asks only for what came since.
     public var historyRevision: String?
+    /// When Apple's data was current (Unix ms): a notification's `signedDate`, or when a run asked.
+    /// Stored as the subscription's `last_verified_at`; data older than what is stored for a
+    /// subscription never replaces it (the reconciler reports it stale). nil: the reconciler's now.
+    public var asOfMs: Int64?
+    /// A notification's view: the newest transaction of one subscription, not its history. The
+    /// stored newest transaction id is then left as it was, so the next Server API check still
+    /// reads the history for whatever Apple billed before it (every billed period is recorded).
+    public var isSingleEvent: Bool
 
     public init(
         environment: ReceiptEnvironment, transactions: [AppleTransaction], renewals: [PendingRenewal],
-        replacementReceipt: String? = nil, appleStatus: Int = 0, historyRevision: String? = nil
+        replacementReceipt: String? = nil, appleStatus: Int = 0, historyRevision: String? = nil, asOfMs: Int64? = nil,
+        isSingleEvent: Bool = false
     ) {
         self.environment = environment
         self.transactions = transactions
@@ -29,6 +38,8 @@ public struct AppleAccount: Sendable, Equatable {
         self.replacementReceipt = replacementReceipt
         self.appleStatus = appleStatus
         self.historyRevision = historyRevision
+        self.asOfMs = asOfMs
+        self.isSingleEvent = isSingleEvent
     }
 }
 

@@ -106,19 +106,7 @@ public struct ServerAPISettings: Sendable {
         try Settings.checkURL(production, setting: "SUBRECON_API_URL / --api-url")
         try Settings.checkURL(sandbox, setting: "SUBRECON_API_SANDBOX_URL / --api-sandbox-url")
 
-        let verifier: SignedDataVerifier
-        if let rootFile = value(flags.rootCAFile, "SUBRECON_APPLE_ROOT_CA_FILE") {
-            guard let text = try? String(contentsOfFile: rootFile, encoding: .utf8) else {
-                throw .other("cannot read the root certificate file \(rootFile) (SUBRECON_APPLE_ROOT_CA_FILE / --apple-root-ca-file)")
-            }
-            do {
-                verifier = try SignedDataVerifier(rootPEM: text)
-            } catch {
-                throw .other("the root certificate file \(rootFile) (SUBRECON_APPLE_ROOT_CA_FILE): \(error.description)")
-            }
-        } else {
-            verifier = .apple
-        }
+        let verifier = try rootVerifier(file: value(flags.rootCAFile, "SUBRECON_APPLE_ROOT_CA_FILE"))
 
         var rate = defaultRequestsPerSecond
         if let flag = flags.rate {
@@ -134,16 +122,34 @@ public struct ServerAPISettings: Sendable {
                 setting: "SUBRECON_API_RATE / --api-rate", value: "\(rate)", expected: "requests per second, 0 to 10000 (0 = no limit)")
         }
 
-        var appAppleID = flags.appAppleID
-        if appAppleID == nil, let text = Settings.nonEmpty(environment["SUBRECON_APP_APPLE_ID"]) {
-            guard let parsed = Int64(text.trimmingCharacters(in: .whitespaces)), parsed > 0 else {
-                throw .invalidNumber(setting: "SUBRECON_APP_APPLE_ID", value: text, expected: "the app's Apple ID (a positive whole number)")
-            }
-            appAppleID = parsed
-        }
+        let appAppleID = try appAppleID(flag: flags.appAppleID, environment: environment)
         return ServerAPISettings(
             key: key, endpoints: ServerAPIEndpoints(production: production, sandbox: sandbox), verifier: verifier,
             requestsPerSecond: rate, appAppleID: appAppleID)
+    }
+
+    /// A verifier trusting the root certificate(s) of `file` (SUBRECON_APPLE_ROOT_CA_FILE), or
+    /// Apple Root CA - G3 when none is set.
+    static func rootVerifier(file rootFile: String?) throws(ConfigurationError) -> SignedDataVerifier {
+        guard let rootFile else { return .apple }
+        guard let text = try? String(contentsOfFile: rootFile, encoding: .utf8) else {
+            throw .other("cannot read the root certificate file \(rootFile) (SUBRECON_APPLE_ROOT_CA_FILE / --apple-root-ca-file)")
+        }
+        do {
+            return try SignedDataVerifier(rootPEM: text)
+        } catch {
+            throw .other("the root certificate file \(rootFile) (SUBRECON_APPLE_ROOT_CA_FILE): \(error.description)")
+        }
+    }
+
+    /// `SUBRECON_APP_APPLE_ID`: the app's Apple ID, checked in production answers when set.
+    static func appAppleID(flag: Int64?, environment: [String: String]) throws(ConfigurationError) -> Int64? {
+        if let flag { return flag }
+        guard let text = Settings.nonEmpty(environment["SUBRECON_APP_APPLE_ID"]) else { return nil }
+        guard let parsed = Int64(text.trimmingCharacters(in: .whitespaces)), parsed > 0 else {
+            throw .invalidNumber(setting: "SUBRECON_APP_APPLE_ID", value: text, expected: "the app's Apple ID (a positive whole number)")
+        }
+        return parsed
     }
 
     /// A secret file's text; a file group or others can read gets a warning (as the shared secret's).

@@ -76,9 +76,17 @@ public struct ReceiptReconciler: Sendable {
 
         // Grouped once: an answer with thousands of subscriptions must not cost thousands of scans.
         let periodsByOTID = Dictionary(grouping: derived.periods) { $0.originalTransactionID ?? "" }
+        let asOf = account.asOfMs ?? nowMs
+        var stale: [String] = []
         for state in derived.states {
             let stored = snapshot.subscriptions[state.originalTransactionID]
             let entries = periodsByOTID[state.originalTransactionID] ?? []
+            // Newer data is stored (a notification signed after this run asked, or a notification
+            // older than the last check): never roll it back. Its periods are still recorded.
+            if let stored, stored.lastVerifiedAt > asOf {
+                stale.append(state.originalTransactionID)
+                continue
+            }
             if let stored, let reason = reasonToKeep(stored, newState: state, entries: entries, environment: environment) {
                 flags.append(reason)
                 keptOTIDs.insert(state.originalTransactionID)
@@ -93,9 +101,10 @@ public struct ReceiptReconciler: Sendable {
                 autoRenewStatus: state.autoRenewStatus, autoRenewProductID: state.autoRenewProductID,
                 expirationIntent: state.expirationIntent, gracePeriodExpiresDateMs: state.gracePeriodExpiresDateMs,
                 isInBillingRetry: state.isInBillingRetry, cancellationDateMs: state.cancellationDateMs,
-                ownershipType: state.ownershipType, environment: environment, lastVerifiedAt: nowMs,
+                ownershipType: state.ownershipType, environment: environment, lastVerifiedAt: asOf,
                 firstSeenAt: stored?.firstSeenAt ?? nowMs, updatedAt: nowMs, flag: nil,
-                latestTransactionID: state.latestTransactionID, appAccountToken: state.appAccountToken)
+                latestTransactionID: account.isSingleEvent ? stored?.latestTransactionID : state.latestTransactionID,
+                appAccountToken: state.appAccountToken)
             if let stored, stored.hasSameReportedState(as: row) {
                 row.updatedAt = stored.updatedAt
             } else {
@@ -168,7 +177,7 @@ public struct ReceiptReconciler: Sendable {
             runItem: runItem(
                 snapshot, changed ? .updated : .unchanged, nowMs: nowMs, appleStatus: account.appleStatus, environment: environment,
                 old: headlineBefore, new: headlineAfter, message: message),
-            subscriptionChanges: changes)
+            subscriptionChanges: changes, staleSubscriptions: stale)
     }
 
     /// Why an answer must not replace a stored subscription, or nil when it may.

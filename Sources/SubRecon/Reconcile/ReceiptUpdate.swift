@@ -14,6 +14,9 @@ public struct ReceiptUpdate: Sendable, Equatable {
     /// Every subscription this update changes, old and new values side by side; recorded in
     /// `subscription_changes` with the run (empty when nothing a report shows moved).
     public var subscriptionChanges: [SubscriptionChange] = []
+    /// Subscriptions whose stored data is newer than the answer (by `AppleAccount.asOfMs`): left
+    /// as they were. A notification about one of them is `stale`.
+    public var staleSubscriptions: [String] = []
 }
 
 /// A refund's cancellation date filled into an existing renewal record.

@@ -143,6 +143,7 @@ public struct ReconciliationRun: Sendable {
         var endedEarly: EarlyEnd?
         var breaker = options.circuitBreaker
         let verifier = self.verifier
+        let clock = self.clock
         do {
             try await withThrowingTaskGroup(of: ChildResult.self) { group in
                 group.addTask { await watch(options, lockToken: lockToken, runID: runID) }
@@ -153,7 +154,14 @@ public struct ReconciliationRun: Sendable {
                         return
                     }
                     group.addTask {
-                        let outcome = await verifier.verify(receipt)
+                        // Apple's answer is as of when we asked: a notification signed after
+                        // that is newer, and the reconciler keeps it (see AppleAccount.asOfMs).
+                        let askedAt = clock()
+                        var outcome = await verifier.verify(receipt)
+                        if case .answered(var account) = outcome, account.asOfMs == nil {
+                            account.asOfMs = askedAt
+                            outcome = .answered(account)
+                        }
                         // Hashed here, in parallel, rather than in the one writer.
                         return .verified(receipt, outcome, ReceiptDigest(latestReceiptOf: outcome, sent: receipt))
                     }

@@ -36,6 +36,7 @@ public struct StoreCopier: Sendable {
         Table(name: "subscriptions", key: ["user_id", "original_transaction_id"]),
         Table(name: "renewals", key: ["user_id", "period_key"]),
         Table(name: "subscription_changes", key: ["id"]),
+        Table(name: "notifications", key: ["notification_uuid"]),
     ]
 
     /// Tables left out, and why. A table in neither list stops the copy: whoever adds a table

@@ -74,6 +74,13 @@ public protocol SubscriptionStore: Sendable {
     func heartbeat(runID: Int64, nowMs: Int64) async throws(StoreError)
     /// The user's subscriptions, ordered by original_transaction_id.
     func subscriptions(ofUser userID: String) async throws(StoreError) -> [StoredSubscription]
+    /// Stores a verified notification and carries out `plan`, in one transaction. A uuid stored
+    /// before changes nothing but its delivery count (`countsAsDelivery`), unless it is still
+    /// unmatched and a receipt now knows its transaction: it is then linked and applied.
+    func storeNotification(_ notification: StoredNotification, plan: NotificationPlan, countsAsDelivery: Bool, nowMs: Int64)
+        async throws(StoreError) -> NotificationStoreResult
+    /// Unmatched notifications that some stored receipt now knows, oldest `signedDate` first.
+    func linkableNotifications(limit: Int) async throws(StoreError) -> [LinkableNotification]
 }
 
 /// Where a keyset page of receipts resumes.

@@ -210,54 +210,20 @@ public struct ServerAPIClient: ReceiptVerifier {
 
     // MARK: - Trust
 
-    private struct TrustProblem: Error {
-        var message: String
-    }
+    private typealias TrustProblem = SignedItemVerifier.Problem
+
+    private var items: SignedItemVerifier { SignedItemVerifier(verifier: verifier, bundleID: bundleID) }
 
     private func verifiedTransaction(_ jws: String, askedAt environment: ReceiptEnvironment) async throws(TrustProblem)
         -> SignedTransactionPayload
     {
-        let payload: SignedTransactionPayload = try await verified(jws, what: "signed transaction")
-        guard payload.bundleId == bundleID else {
-            throw TrustProblem(
-                message: "a signed transaction is for bundle \"\(payload.bundleId?.prefix(80) ?? "")\", not \(bundleID); nothing was changed")
-        }
-        try checkEnvironment(payload.environment, askedAt: environment, what: "signed transaction")
-        return payload
+        try await items.transaction(jws, environment: environment)
     }
 
     private func verifiedRenewal(
         _ jws: String, of transaction: SignedTransactionPayload, askedAt environment: ReceiptEnvironment
     ) async throws(TrustProblem) -> SignedRenewalPayload {
-        let payload: SignedRenewalPayload = try await verified(jws, what: "signed renewal info")
-        // Renewal info carries no bundle id: it must belong to the transaction it came with.
-        guard payload.originalTransactionId == transaction.originalTransactionId else {
-            throw TrustProblem(message: "signed renewal info names another original transaction id than its transaction; nothing was changed")
-        }
-        try checkEnvironment(payload.environment, askedAt: environment, what: "signed renewal info")
-        return payload
-    }
-
-    private func verified<Payload: ScannedPayload>(_ jws: String, what: String) async throws(TrustProblem) -> Payload {
-        let data: VerifiedSignedData
-        do {
-            data = try await verifier.verify(jws)
-        } catch {
-            throw TrustProblem(message: "\(what) failed verification: \(error.description); nothing was changed")
-        }
-        do {
-            return try Payload.scan(data.payload)
-        } catch {
-            throw TrustProblem(message: "\(what) is signed but its payload is not the expected JSON; nothing was changed")
-        }
-    }
-
-    private func checkEnvironment(_ value: String?, askedAt environment: ReceiptEnvironment, what: String) throws(TrustProblem) {
-        guard value == environment.rawValue else {
-            throw TrustProblem(
-                message: "\(what) says environment \"\(value?.prefix(40) ?? "")\" at the \(environment.rawValue) endpoint "
-                    + "(Xcode and LocalTesting data are never accepted); nothing was changed")
-        }
+        try await items.renewal(jws, of: transaction, environment: environment)
     }
 
     /// The answer's own bundle id, environment and (production, when configured) app id.

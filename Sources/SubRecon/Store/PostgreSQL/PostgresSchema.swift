@@ -11,7 +11,7 @@ enum PostgresSchema {
     /// Migration identifiers, in order; the schema version is how many are applied.
     static let migrations: [(identifier: String, sql: String)] = [
         ("v1", v1), ("v2-run-lock", v2), ("v3-subscription-changes", v3), ("v4-server-api", v4), ("v5-claims", v5),
-        ("v6-api-rate", v6),
+        ("v6-api-rate", v6), ("v7-notifications", v7),
     ]
 
     /// Creates or migrates the schema. Several workers starting at once take turns on a
@@ -90,4 +90,15 @@ enum PostgresSchema {
     /// One row per API rate budget, shared by every worker as a GCRA schedule (see
     /// `PostgresStore+APIRate.swift`); `next_slot_us` becomes BIGINT.
     static let v6 = translate(SchemaSQL.v6APIRate)
+
+    /// Notifications V2; a change made by a notification has no run but the notification's uuid.
+    static let v7 = translate(SchemaSQL.v7Notifications) + """
+        ;
+        ALTER TABLE subscription_changes ALTER COLUMN run_id DROP NOT NULL;
+        ALTER TABLE subscription_changes ADD COLUMN notification_uuid TEXT;
+        ALTER TABLE subscription_changes ADD CONSTRAINT subscription_changes_run_or_notification
+            CHECK (run_id IS NOT NULL OR notification_uuid IS NOT NULL);
+        CREATE INDEX subscription_changes_notification ON subscription_changes(notification_uuid)
+            WHERE notification_uuid IS NOT NULL
+        """
 }

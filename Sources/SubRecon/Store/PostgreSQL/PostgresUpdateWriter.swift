@@ -7,7 +7,12 @@ struct PostgresUpdateWriter {
     let connection: PostgresConnection
     let worker: String
 
-    func write(_ updates: [ReceiptUpdate], digests: [ReceiptDigest?], receiptIDs: [Int64], runID: Int64?) async throws {
+    /// A run's updates record run items and changes under `runID`; a notification's (no run)
+    /// record their changes under `notificationUUID`.
+    func write(
+        _ updates: [ReceiptUpdate], digests: [ReceiptDigest?], receiptIDs: [Int64], runID: Int64?,
+        notificationUUID: String? = nil
+    ) async throws {
         var subscriptions = JSONRecords(InsertSubscriptions.columns)
         var renewals = JSONRecords(InsertRenewals.columns)
         var cancellations = JSONRecords(FillRenewalCancellations.columns)
@@ -64,22 +69,25 @@ struct PostgresUpdateWriter {
                     versions.append([.text(update.userID), .text(sha256), .integer(update.receiptID), .integer(change.attemptedAt)])
                 }
             }
-            guard let runID else { continue }
-            let item = update.runItem
-            runItems.append([
-                .integer(runID), .integer(item.receiptID), .text(item.userID), .text(item.outcome.rawValue),
-                SQLArgument(item.appleStatus.map(Int64.init)), SQLArgument(item.environment?.rawValue),
-                SQLArgument(item.oldStatus?.rawValue), SQLArgument(item.newStatus?.rawValue),
-                SQLArgument(item.oldExpiresDateMs), SQLArgument(item.newExpiresDateMs), SQLArgument(item.message),
-                .integer(item.recordedAt),
-            ])
+            if let runID {
+                let item = update.runItem
+                runItems.append([
+                    .integer(runID), .integer(item.receiptID), .text(item.userID), .text(item.outcome.rawValue),
+                    SQLArgument(item.appleStatus.map(Int64.init)), SQLArgument(item.environment?.rawValue),
+                    SQLArgument(item.oldStatus?.rawValue), SQLArgument(item.newStatus?.rawValue),
+                    SQLArgument(item.oldExpiresDateMs), SQLArgument(item.newExpiresDateMs), SQLArgument(item.message),
+                    .integer(item.recordedAt),
+                ])
+            }
+            guard runID != nil || notificationUUID != nil else { continue }
             for c in update.subscriptionChanges {
                 changes.append([
-                    .integer(runID), .text(c.userID), .text(c.originalTransactionID), SQLArgument(c.receiptID),
+                    SQLArgument(runID), .text(c.userID), .text(c.originalTransactionID), SQLArgument(c.receiptID),
                     .text(c.kind.rawValue), SQLArgument(c.oldStatus?.rawValue), .text(c.newStatus.rawValue),
                     SQLArgument(c.oldProductID), .text(c.newProductID), SQLArgument(c.oldExpiresDateMs),
                     .integer(c.newExpiresDateMs), Self.flag(c.oldAutoRenewStatus), Self.flag(c.newAutoRenewStatus),
                     SQLArgument(c.oldAutoRenewProductID), SQLArgument(c.newAutoRenewProductID), .integer(c.recordedAt),
+                    SQLArgument(notificationUUID),
                 ])
             }
         }

@@ -98,6 +98,7 @@ struct InsertSubscriptionChanges: JSONBatchStatement {
         "run_id", "user_id", "original_transaction_id", "receipt_id", "change", "old_status", "new_status",
         "old_product_id", "new_product_id", "old_expires_date_ms", "new_expires_date_ms", "old_auto_renew_status",
         "new_auto_renew_status", "old_auto_renew_product_id", "new_auto_renew_product_id", "recorded_at",
+        "notification_uuid",
     ]
     static let sql = insert(into: "subscription_changes", columns, "")
     let json: String

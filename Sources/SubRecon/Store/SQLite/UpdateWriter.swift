@@ -69,13 +69,15 @@ struct UpdateWriter {
                 INSERT INTO subscription_changes (run_id, user_id, original_transaction_id, receipt_id, change,
                     old_status, new_status, old_product_id, new_product_id, old_expires_date_ms,
                     new_expires_date_ms, old_auto_renew_status, new_auto_renew_status,
-                    old_auto_renew_product_id, new_auto_renew_product_id, recorded_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    old_auto_renew_product_id, new_auto_renew_product_id, recorded_at, notification_uuid)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
     }
 
-    /// Writes `update`; `digest` is the new receipt data's precomputed SHA-256, if at hand.
-    func apply(_ update: ReceiptUpdate, runID: Int64?, digest: ReceiptDigest?) throws {
+    /// Writes `update`; `digest` is the new receipt data's precomputed SHA-256, if at hand. A
+    /// run's update records its run item and changes under `runID`; a notification's (no run)
+    /// records its changes under `notificationUUID`.
+    func apply(_ update: ReceiptUpdate, runID: Int64?, notificationUUID: String? = nil, digest: ReceiptDigest?) throws {
         for s in update.subscriptions {
             try upsertSubscription.run(
                 s.userID, s.originalTransactionID, s.receiptID, s.productID, s.status.rawValue, s.expiresDateMs,
@@ -100,18 +102,20 @@ struct UpdateWriter {
                 change.message, change.historyRevision, sha256, update.receiptID)
             if let sha256 { try insertVersion.run(update.userID, sha256, update.receiptID, change.attemptedAt) }
         }
-        guard let runID else { return }
-        let item = update.runItem
-        try upsertRunItem.run(
-            runID, item.receiptID, item.userID, item.outcome.rawValue, item.appleStatus, item.environment?.rawValue,
-            item.oldStatus?.rawValue, item.newStatus?.rawValue, item.oldExpiresDateMs, item.newExpiresDateMs,
-            item.message, item.recordedAt)
+        if let runID {
+            let item = update.runItem
+            try upsertRunItem.run(
+                runID, item.receiptID, item.userID, item.outcome.rawValue, item.appleStatus, item.environment?.rawValue,
+                item.oldStatus?.rawValue, item.newStatus?.rawValue, item.oldExpiresDateMs, item.newExpiresDateMs,
+                item.message, item.recordedAt)
+        }
+        guard runID != nil || notificationUUID != nil else { return }
         for c in update.subscriptionChanges {
             try insertChange.run(
                 runID, c.userID, c.originalTransactionID, c.receiptID, c.kind.rawValue, c.oldStatus?.rawValue,
                 c.newStatus.rawValue, c.oldProductID, c.newProductID, c.oldExpiresDateMs, c.newExpiresDateMs,
                 c.oldAutoRenewStatus, c.newAutoRenewStatus, c.oldAutoRenewProductID, c.newAutoRenewProductID,
-                c.recordedAt)
+                c.recordedAt, notificationUUID)
         }
     }
 }

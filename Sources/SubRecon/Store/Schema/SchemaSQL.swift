@@ -165,6 +165,44 @@ enum SchemaSQL {
         ) WITHOUT ROWID;
         """
 
+    /// App Store Server Notifications V2 (`notifications serve|import|backfill`): one row per
+    /// `notificationUUID`, however often it arrived (`deliveries`). `user_id` stays NULL while no
+    /// stored receipt knows the transaction (`unmatched`); the verified `signed_payload` is kept
+    /// only until then, to apply it when a receipt arrives (it is re-verified at that time).
+    /// A notification names a subscription by its original transaction id, which the indexes
+    /// added here find among subscriptions and imported transaction ids.
+    static let v7Notifications = """
+        CREATE TABLE notifications (
+            notification_uuid TEXT NOT NULL PRIMARY KEY CHECK (notification_uuid <> ''),
+            notification_type TEXT NOT NULL,
+            subtype TEXT,
+            environment TEXT CHECK (environment IN ('Production', 'Sandbox')),
+            signed_date INTEGER NOT NULL,
+            original_transaction_id TEXT,
+            transaction_id TEXT,
+            user_id TEXT,
+            receipt_id INTEGER,
+            outcome TEXT NOT NULL CHECK (outcome IN ('applied', 'stale', 'unmatched', 'test', 'ignored')),
+            source TEXT NOT NULL CHECK (source IN ('receiver', 'import', 'backfill')),
+            received_at INTEGER NOT NULL,
+            last_received_at INTEGER NOT NULL,
+            deliveries INTEGER NOT NULL DEFAULT 1 CHECK (deliveries >= 1),
+            signed_payload TEXT
+        ) WITHOUT ROWID;
+        CREATE INDEX notifications_received ON notifications(received_at, notification_uuid);
+        CREATE INDEX notifications_unmatched ON notifications(original_transaction_id) WHERE outcome = 'unmatched';
+        CREATE INDEX subscriptions_original_transaction ON subscriptions(original_transaction_id);
+        CREATE INDEX receipts_transaction ON receipts(transaction_id) WHERE transaction_id IS NOT NULL;
+        """
+
+    /// The columns of `subscription_changes` a notification's change fills (v7 on SQLite rebuilds
+    /// the table, which cannot relax NOT NULL in place; PostgreSQL alters it).
+    static let subscriptionChangesV7Columns = """
+        id, run_id, user_id, original_transaction_id, receipt_id, change, old_status, new_status, old_product_id,
+        new_product_id, old_expires_date_ms, new_expires_date_ms, old_auto_renew_status, new_auto_renew_status,
+        old_auto_renew_product_id, new_auto_renew_product_id, recorded_at
+        """
+
     /// A subscription row replaces what was stored for its (user, original transaction).
     static let subscriptionUpsert = """
         ON CONFLICT (user_id, original_transaction_id) DO UPDATE SET

@@ -1,0 +1,167 @@
+import AppleSignedData
+import Foundation
+import Logging
+
+/// Verifies App Store Server Notifications V2 and applies them: the receiver, `notifications
+/// import` and `notifications backfill` all hand bodies to it.
+///
+/// A body is refused (nothing stored) unless its JWS verifies to the configured root, it is for
+/// our app (bundle id, and app id in production when configured), its environment is Production
+/// or Sandbox, and the signed transaction and renewal info inside verify the same way. A valid
+/// notification is stored once per `notificationUUID` and applied through the run's reconciler
+/// and writer, as of its `signedDate`: data older than what is stored never rolls a subscription
+/// back (`stale`).
+public struct NotificationProcessor: NotificationIntake {
+    let store: any SubscriptionStore
+    let settings: NotificationSettings
+    let reconciler: ReceiptReconciler
+    let clock: @Sendable () -> Int64
+    let logger: Logger
+
+    public init(
+        store: any SubscriptionStore, settings: NotificationSettings, reconciler: ReceiptReconciler,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
+    ) {
+        self.store = store
+        self.settings = settings
+        self.reconciler = reconciler
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func receive(body: [UInt8], source: NotificationSource) async -> NotificationIntakeResult {
+        guard let signedPayload = try? JSONDecoder().decode(NotificationBody.self, from: Data(body)).signedPayload else {
+            return .refused(.malformed, message: "the body is not JSON of the form {\"signedPayload\": \"...\"}")
+        }
+        return await process(signedPayload: signedPayload, source: source, countsAsDelivery: true)
+    }
+
+    /// Verifies, stores and applies one signed payload.
+    func process(signedPayload: String, source: NotificationSource, countsAsDelivery: Bool) async -> NotificationIntakeResult {
+        let verified: VerifiedNotification
+        do {
+            verified = try await verify(signedPayload)
+        } catch {
+            logger.warning("notification refused", metadata: ["notification.refusal": "\(error.refusal.rawValue)", "reason": "\(error.message)"])
+            return .refused(error.refusal, message: error.message)
+        }
+        let nowMs = clock()
+        let record = StoredNotification(
+            uuid: verified.payload.notificationUUID, type: verified.payload.notificationType,
+            subtype: verified.payload.subtype, environment: verified.environment,
+            signedDateMs: verified.payload.signedDate, originalTransactionID: verified.transaction?.originalTransactionId,
+            transactionID: verified.transaction?.transactionId, source: source, receivedAtMs: nowMs,
+            signedPayload: signedPayload)
+        do {
+            let result = try await store.storeNotification(
+                record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery, nowMs: nowMs)
+            logger.info(
+                "notification stored",
+                metadata: [
+                    "notification.uuid": "\(record.uuid)", "notification.type": "\(record.type)",
+                    "notification.subtype": "\(record.subtype ?? "-")", "notification.outcome": "\(result.outcome.rawValue)",
+                    "notification.duplicate": "\(result.duplicate)", "notification.source": "\(source.rawValue)",
+                ])
+            return .stored(
+                uuid: record.uuid, outcome: result.outcome, duplicate: result.duplicate, signedDateMs: record.signedDateMs)
+        } catch {
+            logger.error("notification not stored: \(error)", metadata: ["notification.uuid": "\(record.uuid)"])
+            return .unavailable(message: error.description)
+        }
+    }
+
+    /// Applies unmatched notifications whose receipt has arrived since (after an import or a
+    /// run). Each is verified again before it is used. Returns how many were linked.
+    public func linkUnmatched() async throws(StoreError) -> Int {
+        var linked = 0
+        var tried: Set<String> = []
+        while true {
+            let batch = try await store.linkableNotifications(limit: 200).filter { !tried.contains($0.uuid) }
+            if batch.isEmpty { return linked }
+            for notification in batch {
+                tried.insert(notification.uuid)
+                switch await process(signedPayload: notification.signedPayload, source: .import, countsAsDelivery: false) {
+                case .stored(_, let outcome, _, _) where outcome != .unmatched: linked += 1
+                case .unavailable(let message): throw .failed(operation: "linking notifications", reason: message)
+                default: break
+                }
+            }
+        }
+    }
+
+    // MARK: - Verification
+
+    struct VerifiedNotification {
+        var payload: NotificationPayload
+        var environment: ReceiptEnvironment?
+        var transaction: SignedTransactionPayload?
+        var renewal: SignedRenewalPayload?
+    }
+
+    func verify(_ signedPayload: String) async throws(SignedItemVerifier.Problem) -> VerifiedNotification {
+        let items = SignedItemVerifier(verifier: settings.verifier, bundleID: settings.bundleID)
+        let verified: VerifiedSignedData
+        do {
+            verified = try await settings.verifier.verify(signedPayload)
+        } catch {
+            throw .init(refusal: .signature, message: "the notification failed verification: \(error.description)")
+        }
+        guard let payload = try? JSONDecoder().decode(NotificationPayload.self, from: Data(verified.payload)),
+            !payload.notificationUUID.isEmpty, payload.notificationUUID.utf8.count <= 128
+        else {
+            throw .init(refusal: .malformed, message: "the notification is signed but its payload is not the expected JSON")
+        }
+        guard let envelope = payload.envelope, envelope.bundleId == settings.bundleID else {
+            throw .init(
+                refusal: .bundle,
+                message: "the notification is for bundle \"\(payload.envelope?.bundleId?.prefix(80) ?? "")\", not \(settings.bundleID)")
+        }
+        var result = VerifiedNotification(payload: payload)
+        if let text = envelope.environment {
+            guard let environment = ReceiptEnvironment(rawValue: text) else {
+                throw .init(
+                    refusal: .environment,
+                    message: "the notification is for environment \"\(text.prefix(40))\" (only Production and Sandbox are accepted)")
+            }
+            result.environment = environment
+        }
+        if result.environment == .production, let expected = settings.appAppleID, let named = envelope.appAppleId,
+            named != expected
+        {
+            throw .init(refusal: .bundle, message: "the notification is for app \(named), not \(expected)")
+        }
+        guard let data = payload.data, let signedTransaction = data.signedTransactionInfo else { return result }
+        guard let environment = result.environment else {
+            throw .init(refusal: .environment, message: "the notification's data names no environment")
+        }
+        let transaction = try await items.transaction(signedTransaction, environment: environment)
+        result.transaction = transaction
+        if let signedRenewal = data.signedRenewalInfo {
+            result.renewal = try await items.renewal(signedRenewal, of: transaction, environment: environment)
+        }
+        return result
+    }
+
+    /// What the store should do with a verified notification.
+    func plan(_ verified: VerifiedNotification, nowMs: Int64) -> NotificationPlan {
+        if verified.payload.notificationType == "TEST" { return .record(.test) }
+        guard let transaction = verified.transaction, let otid = transaction.originalTransactionId,
+            let environment = verified.environment,
+            transaction.type == nil || transaction.type == "Auto-Renewable Subscription"
+        else { return .record(.ignored) }
+        if !reconciler.products.isEmpty, !reconciler.products.contains(transaction.productId ?? "") {
+            return .record(.ignored)
+        }
+        let account = AppleAccount(
+            environment: environment, transactions: [transaction.appleTransaction],
+            renewals: verified.renewal.map { [$0.pendingRenewal] } ?? [], appleStatus: 0,
+            asOfMs: verified.payload.signedDate, isSingleEvent: true)
+        let reconciler = reconciler
+        return .apply(periodKeys: [transaction.appleTransaction.periodKey].compactMap { $0 }) { snapshot in
+            var update = reconciler.reconcile(.answered(account), snapshot: snapshot, nowMs: nowMs, runID: nil)
+            // Older than what is stored: the receipt's bookkeeping stays as the newer data left it.
+            if update.staleSubscriptions.contains(otid) { update.receipt = nil }
+            return update
+        }
+    }
+}
