@@ -31,7 +31,7 @@ struct ImportCommand: AsyncParsableCommand {
     var appleAPI: String?
 
     func run() async throws {
-        _ = global.makeLogger()
+        let logger = global.makeLogger()
         let api: AppleAPI
         do {
             api = try ServerAPISettings.api(environment: global.environment, flag: appleAPI)
@@ -44,6 +44,10 @@ struct ImportCommand: AsyncParsableCommand {
             let summary = try await ReceiptImporter(store: database, acceptsTransactionIDOnly: api == .serverAPI)
                 .importFile(path: file, format: format, nowMs: ReconciliationJob.wallClockMs())
             Console.out("imported \(summary.imported) receipt(s); \(summary.alreadyStored) already stored (skipped)\n")
+            if summary.imported > 0 {
+                let linked = await NotificationProcessor.linkAfterImport(store: database, environment: global.environment, logger: logger)
+                if linked > 0 { Console.out("linked \(linked) waiting notification(s) to their receipts\n") }
+            }
         } catch {
             Console.error(error.description)
             throw ExitCode(error.exitCode)

@@ -60,6 +60,11 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let problem = summary.stoppedBy { Console.error(problem.description) }
         Console.out(summary.line + "\n")
+        // A run may have found the subscription of a notification that arrived before its receipt.
+        if !dryRun, summary.count(.updated) > 0 {
+            let linked = await NotificationProcessor.linkAfterImport(store: database, environment: global.environment, logger: logger)
+            if linked > 0 { logger.notice("linked \(linked) waiting notification(s) to their receipts") }
+        }
         if let path = metricsFile ?? global.environment["SUBRECON_METRICS_FILE"], !path.isEmpty, !dryRun {
             do {
                 try await MetricsFile.write(to: path, summary: summary, store: database)

@@ -7,17 +7,21 @@ public struct NotificationSettings: Sendable {
     public var bundleID: String
     public var verifier: SignedDataVerifier
     public var appAppleID: Int64?
+    /// SUBRECON_PRODUCTS: notifications about other products are stored as `ignored`.
+    public var products: Set<String>
 
-    public init(bundleID: String, verifier: SignedDataVerifier, appAppleID: Int64? = nil) {
+    public init(bundleID: String, verifier: SignedDataVerifier, appAppleID: Int64? = nil, products: Set<String> = []) {
         self.bundleID = bundleID
         self.verifier = verifier
         self.appAppleID = appAppleID
+        self.products = products
     }
 
-    /// From SUBRECON_BUNDLE_ID, SUBRECON_APPLE_ROOT_CA_FILE and SUBRECON_APP_APPLE_ID (flags first).
+    /// From SUBRECON_BUNDLE_ID, SUBRECON_APPLE_ROOT_CA_FILE, SUBRECON_APP_APPLE_ID and
+    /// SUBRECON_PRODUCTS (flags first).
     public static func resolve(
         environment: [String: String], bundleIDFlag: String? = nil, rootCAFileFlag: String? = nil,
-        appAppleIDFlag: Int64? = nil
+        appAppleIDFlag: Int64? = nil, productsFlag: [String] = []
     ) throws(ConfigurationError) -> NotificationSettings {
         func value(_ flag: String?, _ variable: String) -> String? {
             (flag ?? Settings.nonEmpty(environment[variable]))?.trimmingCharacters(in: .whitespaces)
@@ -29,6 +33,7 @@ public struct NotificationSettings: Sendable {
         return NotificationSettings(
             bundleID: bundleID,
             verifier: try ServerAPISettings.rootVerifier(file: value(rootCAFileFlag, "SUBRECON_APPLE_ROOT_CA_FILE")),
-            appAppleID: try ServerAPISettings.appAppleID(flag: appAppleIDFlag, environment: environment))
+            appAppleID: try ServerAPISettings.appAppleID(flag: appAppleIDFlag, environment: environment),
+            products: Settings.products(flags: productsFlag, environment: environment))
     }
 }

@@ -148,10 +148,7 @@ public struct Settings: Sendable {
                 setting: "SUBRECON_CONCURRENCY / --concurrency", value: "\(concurrency)", expected: "a whole number from 1 to 1024")
         }
 
-        var products = Set(flags.products.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-        if flags.products.isEmpty, let list = nonEmpty(environment["SUBRECON_PRODUCTS"]) {
-            products = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-        }
+        let products = products(flags: flags.products, environment: environment)
         let caFile = flags.caFile ?? nonEmpty(environment["SUBRECON_CA_FILE"])
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .other("the CA file \(caFile) (SUBRECON_CA_FILE / --ca-file) cannot be read")
@@ -247,6 +244,15 @@ public struct Settings: Sendable {
         guard let url = URL(string: value), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             url.host?.isEmpty == false
         else { throw .invalidURL(setting: setting, value: value) }
+    }
+
+    /// `--product` flags, else SUBRECON_PRODUCTS (comma-separated); empty: every product.
+    static func products(flags: [String], environment: [String: String]) -> Set<String> {
+        if !flags.isEmpty {
+            return Set(flags.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        guard let list = nonEmpty(environment["SUBRECON_PRODUCTS"]) else { return [] }
+        return Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     }
 
     static func nonEmpty(_ value: String?) -> String? {

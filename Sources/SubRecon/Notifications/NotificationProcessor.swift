@@ -36,6 +36,20 @@ public struct NotificationProcessor: NotificationIntake {
         return await process(signedPayload: signedPayload, source: source, countsAsDelivery: true)
     }
 
+    /// Why `body` would be refused, without storing anything (nil: it would be accepted).
+    /// `notifications import` checks every line first, so a file with a bad line changes nothing.
+    public func check(body: [UInt8]) async -> (refusal: NotificationRefusal, message: String)? {
+        guard let signedPayload = try? JSONDecoder().decode(NotificationBody.self, from: Data(body)).signedPayload else {
+            return (.malformed, "not JSON of the form {\"signedPayload\": \"...\"}")
+        }
+        do {
+            _ = try await verify(signedPayload)
+            return nil
+        } catch {
+            return (error.refusal, error.message)
+        }
+    }
+
     /// Verifies, stores and applies one signed payload.
     func process(signedPayload: String, source: NotificationSource, countsAsDelivery: Bool) async -> NotificationIntakeResult {
         let verified: VerifiedNotification
@@ -149,7 +163,7 @@ public struct NotificationProcessor: NotificationIntake {
             let environment = verified.environment,
             transaction.type == nil || transaction.type == "Auto-Renewable Subscription"
         else { return .record(.ignored) }
-        if !reconciler.products.isEmpty, !reconciler.products.contains(transaction.productId ?? "") {
+        if !settings.products.isEmpty, !settings.products.contains(transaction.productId ?? "") {
             return .record(.ignored)
         }
         let account = AppleAccount(

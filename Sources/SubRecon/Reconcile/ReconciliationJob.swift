@@ -109,3 +109,23 @@ public struct ReconciliationJob: Sendable {
     /// Wall-clock milliseconds since 1970.
     public static func wallClockMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }
+
+extension ReconciliationJob {
+    /// `notifications backfill`: Apple's notification history for the span, through `processor`,
+    /// with this job's transport, bearer token and rate limit (shared with running workers).
+    public func backfillNotifications(
+        processor: NotificationProcessor, sinceMs: Int64, untilMs: Int64, environment: ReceiptEnvironment
+    ) async throws(NotificationBackfill.Failure) -> NotificationBackfill.Summary {
+        guard let serverAPI = settings.serverAPI else {
+            throw .configuration("the App Store Server API is not configured (SUBRECON_API_KEY_FILE, ...)")
+        }
+        let transport = CurlTransport(maxConnections: 2, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
+        defer { transport.shutdown() }
+        let backfill = NotificationBackfill(
+            transport: transport, endpoints: serverAPI.endpoints,
+            tokens: BearerTokenProvider(key: serverAPI.key, clock: { ReconciliationJob.wallClockMs() }),
+            limiter: rateLimiter(), processor: processor, requestTimeout: settings.requestTimeout,
+            retryPolicy: settings.retryPolicy, clockMs: { ReconciliationJob.wallClockMs() }, logger: logger)
+        return try await backfill.run(sinceMs: sinceMs, untilMs: untilMs, environment: environment)
+    }
+}

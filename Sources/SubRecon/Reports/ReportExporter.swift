@@ -28,6 +28,7 @@ public struct ReportExporter: Sendable {
                 case .expiring: try await Self.expiring(db, options, &csv)
                 case .unrecorded: try await Self.unrecorded(db, options, &csv)
                 case .shared: try await Self.shared(db, &csv)
+                case .notifications: try await Self.notifications(db, options, &csv)
                 }
                 try csv.finish()
             }
@@ -35,6 +36,24 @@ public struct ReportExporter: Sendable {
             throw error
         } catch {
             throw .failed("\(error)")
+        }
+    }
+
+    /// One row per notification uuid, in the order they first arrived (`--since/--until` on
+    /// received_at). Refused notifications are not stored; metrics count them.
+    private static func notifications(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
+        try await db.forEachRow(
+            """
+                SELECT received_at, notification_uuid, notification_type, subtype, environment, original_transaction_id,
+                       user_id, outcome, signed_date, deliveries
+                FROM notifications WHERE received_at >= ? AND received_at < ? ORDER BY received_at, notification_uuid
+                """, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
+        ) { row in
+            try csv.writeRow([
+                time(row.integer("received_at")), row.text("notification_uuid"), row.text("notification_type"),
+                row.text("subtype"), row.text("environment"), row.text("original_transaction_id"), row.text("user_id"),
+                row.text("outcome"), time(row.integer("signed_date")), number(row.integer("deliveries")),
+            ])
         }
     }
 

@@ -8,6 +8,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
     case expiring
     case unrecorded
     case shared
+    case notifications
 
     /// The header row: the contract's columns, in the contract's order. New kinds follow the
     /// same rule: columns are only ever added at the end.
@@ -42,6 +43,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
              "purchased_at", "purchase_date_ms", "expires_at", "expires_date_ms", "cancellation_date_ms",
              "is_trial_period", "is_in_intro_offer_period", "first_seen_at", "first_seen_run_id", "run_kind",
              "receipt_id", "receipt_imported_at", "purchased_after_import"]
+        case .notifications:
+            ["received_at", "notification_uuid", "notification_type", "subtype", "environment", "original_transaction_id",
+             "user_id", "outcome", "signed_date", "deliveries"]
         case .shared:
             ["original_transaction_id", "users", "user_id", "receipt_id", "receipt_imported_at", "product_id", "status",
              "entitled", "expires_at", "expires_date_ms", "ownership_type", "first_seen_at", "last_verified_at"]
@@ -59,6 +63,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .expiring: "entitled subscriptions ending within --within (default 7d)"
         case .unrecorded: "lost orders: periods Apple billed that a run found first"
         case .shared: "one original_transaction_id claimed by several users"
+        case .notifications: "one row per App Store notification: outcome, deliveries"
         }
     }
 
@@ -66,7 +71,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
     public var takesRun: Bool { self == .runItems || self == .changes }
 
     /// Whether `--since/--until` apply, and to which time.
-    public var takesTimeWindow: Bool { self == .runs || self == .changes || self == .unrecorded }
+    public var takesTimeWindow: Bool {
+        self == .runs || self == .changes || self == .unrecorded || self == .notifications
+    }
 
     /// Whether `--within` applies.
     public var takesWithin: Bool { self == .expiring }

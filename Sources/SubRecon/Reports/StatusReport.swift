@@ -58,6 +58,20 @@ public struct StatusReport: Sendable, Equatable, Codable {
     }
 
     /// When the report was read, ISO 8601 UTC.
+    /// What the notifications receiver (and imports, backfills) stored: an operator sees when
+    /// the receiver has gone quiet.
+    public struct Notifications: Sendable, Equatable, Codable {
+        public var total: Int
+        /// The newest `received_at` of a notification the receiver took (nil: none yet).
+        public var lastReceivedAt: String?
+        /// How long ago that was, in milliseconds.
+        public var lastReceivedAgoMs: Int64?
+        /// Received in the last 24 hours, any source.
+        public var lastDay: Int
+        /// Still waiting for a receipt that knows their transaction.
+        public var unmatched: Int
+    }
+
     public var generatedAt: String
     public var subscriptions: Subscriptions
     public var receipts: Receipts
@@ -67,6 +81,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
     public var failingTotal: Int
     /// Most failures first, at most ``failingLimit``.
     public var failingReceipts: [FailingReceipt]
+    public var notifications: Notifications
 
     /// Three nights in a row is no longer bad luck at Apple: someone should look.
     public static let repeatedFailureThreshold = 3
@@ -144,13 +159,26 @@ public struct StatusReport: Sendable, Equatable, Codable {
                 lastMessage: try row.text("last_message"))
         }
 
+        let lastReceived = try await db.integer(
+            "SELECT MAX(last_received_at) AS value FROM notifications WHERE source = 'receiver'", [])
+        let notifications = Notifications(
+            total: Int(try await db.integer("SELECT COUNT(*) AS value FROM notifications", []) ?? 0),
+            lastReceivedAt: lastReceived.map(ISO8601.string(fromMilliseconds:)),
+            lastReceivedAgoMs: lastReceived.map { max(0, nowMs - $0) },
+            lastDay: Int(
+                try await db.integer(
+                    "SELECT COUNT(*) AS value FROM notifications WHERE last_received_at >= ?", [.integer(nowMs - 86_400_000)])
+                    ?? 0),
+            unmatched: Int(
+                try await db.integer("SELECT COUNT(*) AS value FROM notifications WHERE outcome = 'unmatched'", []) ?? 0))
+
         return StatusReport(
             generatedAt: ISO8601.string(fromMilliseconds: nowMs),
             subscriptions: Subscriptions(total: byStatus.values.reduce(0, +), entitled: entitled, byStatus: byStatus),
             receipts: Receipts(
                 total: states.reduce(0) { $0 + $1.receipts }, dueNow: states.reduce(0) { $0 + $1.dueNow },
                 byState: states),
-            lastRuns: runs, failingTotal: Int(failingTotal), failingReceipts: failing)
+            lastRuns: runs, failingTotal: Int(failingTotal), failingReceipts: failing, notifications: notifications)
     }
 
     // MARK: - Rendering
@@ -195,6 +223,14 @@ public struct StatusReport: Sendable, Equatable, Codable {
                          String(run.unchanged), String(run.invalid), String(run.failed), run.exitCode.map(String.init) ?? "-"]
                     },
                 rightAligned: [5, 6, 7, 8, 9, 10, 11])
+        }
+
+        out += "\nNotifications: \(notifications.total) stored, \(notifications.lastDay) in the last 24 hours, "
+            + "\(notifications.unmatched) unmatched\n"
+        if let last = notifications.lastReceivedAt, let ago = notifications.lastReceivedAgoMs {
+            out += "  receiver's last notification: \(last) (\(Self.duration(ago)) ago)\n"
+        } else {
+            out += "  receiver's last notification: none yet\n"
         }
 
         out += "\nReceipts failing again and again (\(Self.repeatedFailureThreshold)+ consecutive failures): \(failingTotal)\n"
