@@ -33,7 +33,9 @@ extension NotificationProcessor {
     /// The processor every notifications command uses, on the wall clock.
     static func live(store: any SubscriptionStore, settings: NotificationSettings, logger: Logger) -> NotificationProcessor {
         NotificationProcessor(
-            store: store, settings: settings, reconciler: ReceiptReconciler(products: settings.products),
+            store: store, settings: settings,
+            // What a notification applies is as fresh as it gets: scheduled as notifications flow.
+            reconciler: ReceiptReconciler(products: settings.products, duePolicy: .notified),
             clock: { ReconciliationJob.wallClockMs() }, logger: logger)
     }
 }

@@ -27,6 +27,19 @@ public struct DuePolicy: Sendable, Equatable {
     public static let hour: Int64 = 3_600_000
     public static let standard = DuePolicy()
 
+    /// The policy while App Store Server Notifications flow (`notificationsFlowing`): Apple tells
+    /// us of renewals, lapses and refunds as they happen, and the daily backfill recovers what the
+    /// receiver missed, so the re-check of an entitled subscription is only a safety net, 30 days
+    /// apart. The checks just after each period's end stay: they catch a lost renewal notice.
+    public static let notified: DuePolicy = {
+        var policy = DuePolicy()
+        policy.maxAgeMs = 30 * day
+        return policy
+    }()
+
+    /// Notifications count as flowing when one arrived (received or backfilled) this recently.
+    public static let notificationsFlowingWithinMs: Int64 = 2 * day
+
     public init() {}
 
     /// The longest gap between two verifications of an entitled receipt as scheduled: `maxAgeMs`

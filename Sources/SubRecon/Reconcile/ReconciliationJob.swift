@@ -34,9 +34,10 @@ public struct ReconciliationJob: Sendable {
         let limiter = rateLimiter()
         var store = store
         store.readsServerAPIContext = settings.appleAPI == .serverAPI
+        let duePolicy = await Self.duePolicy(store: store, nowMs: clock(), logger: logger)
         let pipeline = ReconciliationRun(
             store: store, verifier: try verifier(transport: transport, api: settings.appleAPI, limiter: limiter),
-            reconciler: ReceiptReconciler(products: settings.products),
+            reconciler: ReceiptReconciler(products: settings.products, duePolicy: duePolicy),
             clock: clock, stopSignal: stopSignal, logger: logger)
         var options = options
         options.concurrency = settings.concurrency
@@ -127,5 +128,21 @@ extension ReconciliationJob {
             limiter: rateLimiter(), processor: processor, requestTimeout: settings.requestTimeout,
             retryPolicy: settings.retryPolicy, clockMs: { ReconciliationJob.wallClockMs() }, logger: logger)
         return try await backfill.run(sinceMs: sinceMs, untilMs: untilMs, environment: environment)
+    }
+}
+
+extension ReconciliationJob {
+    /// `DuePolicy.notified` while notifications flow (one received or backfilled within
+    /// `DuePolicy.notificationsFlowingWithinMs`), else the standard policy. A receiver that went
+    /// quiet brings the 7-day re-checks back by itself.
+    public static func duePolicy(store: any SubscriptionStore, nowMs: Int64, logger: Logger) async -> DuePolicy {
+        let recent = try? await store.withReadSnapshot { db in
+            try await db.integer(
+                "SELECT COUNT(*) AS value FROM notifications WHERE source <> 'import' AND last_received_at >= ?",
+                [.integer(nowMs - DuePolicy.notificationsFlowingWithinMs)])
+        }
+        guard let count = recent ?? nil, count > 0 else { return .standard }
+        logger.info("notifications flow: entitled subscriptions are re-checked at most 30 days apart")
+        return .notified
     }
 }
