@@ -12,8 +12,9 @@ import Synchronization
 /// faults can be injected while it runs.
 ///
 /// It also makes App Store Server Notifications V2 for its accounts (`notifications(for:…)`
-/// from a scenario's timeline, `makeNotification` on request) and keeps every one it made in a
-/// log. Delivering them anywhere is the caller's: it has the bodies.
+/// from a scenario's timeline, `makeNotification` on request), keeps every one it made in a
+/// log, and serves that log as Get Notification History (`POST /inApps/v1/notifications/history`,
+/// the sandbox under `/sandbox`). Delivering them anywhere is the caller's: it has the bodies.
 ///
 /// verifyReceipt is stateless with respect to receipts: each receipt carries its own account
 /// (see `SimulatedReceipt`). The Server API is asked by transaction id, so it answers only for
@@ -114,7 +115,9 @@ public final class AppStoreSimulator: Sendable {
             responder: VerifyReceiptResponder(sharedSecret: options.sharedSecret, bundleID: options.bundleID),
             serverAPI: ServerAPIResponder(
                 authority: authority, registry: accounts, bundleID: options.bundleID,
-                appAppleID: options.appAppleID, historyPageSize: max(1, options.historyPageSize)),
+                appAppleID: options.appAppleID, historyPageSize: max(1, options.historyPageSize),
+                notificationHistory: NotificationHistoryResponder(
+                    log: notificationLog, pageSize: max(1, options.notificationHistoryPageSize))),
             bearer: options.apiPublicKeyX963.map { ServerAPIBearerVerifier(publicKeyX963: $0, bundleID: options.bundleID) },
             rateLimiter: options.apiRateLimit.map { ServerAPIRateLimiter(ratePerSecond: $0) },
             registersVerifiedReceipts: options.registersVerifiedReceipts,
@@ -201,6 +204,11 @@ public final class AppStoreSimulator: Sendable {
     /// The admin endpoint `http://127.0.0.1:PORT/simulator/accounts` (POST receipt data, one per line).
     public var accountsURL: String { baseURL + SimulatorRequestRouter.accountsPath }
 
+    /// Get Notification History, `POST http://127.0.0.1:PORT[/sandbox]/inApps/v1/notifications/history`.
+    public func notificationHistoryURL(_ environment: SimulatedEnvironment = .production) -> String {
+        baseURL + ServerAPIEndpoint.notificationHistory.pathPrefix(in: environment)
+    }
+
     // MARK: Notifications V2
 
     /// The App Store Server Notifications V2 that `subscriber`'s subscriptions produced with a
@@ -211,7 +219,7 @@ public final class AppStoreSimulator: Sendable {
     /// the status endpoint gives for that subscription then. A notification's UUID is a function
     /// of its event, so asking for the same span again gives the same UUIDs (a redelivery).
     ///
-    /// Each is recorded in the notification log, with one
+    /// Each is recorded in the notification log that Get Notification History serves, with one
     /// send attempt of `sendAttempt` at its `signedDate` (nil: none yet). Works without `start`.
     /// Accounts with a `fixedStatus` (Apple knows no such purchase) produce none.
     public func notifications(
