@@ -11,6 +11,11 @@ import Synchronization
 /// connections are supported, latency is applied per request without blocking others, and
 /// faults can be injected while it runs.
 ///
+/// It also makes App Store Server Notifications V2 for its accounts (`notifications(for:…)`
+/// from a scenario's timeline, `makeNotification` on request), keeps every one it made in a
+/// log, and serves that log as Get Notification History (`POST /inApps/v1/notifications/history`,
+/// the sandbox under `/sandbox`). Delivering them anywhere is the caller's: it has the bodies.
+///
 /// verifyReceipt is stateless with respect to receipts: each receipt carries its own account
 /// (see `SimulatedReceipt`). The Server API is asked by transaction id, so it answers only for
 /// accounts it was told about (`register`, `POST /simulator/accounts`, or a verifyReceipt call).
@@ -41,10 +46,14 @@ public final class AppStoreSimulator: Sendable {
     private let lifecycle = Mutex<Lifecycle>(.idle)
     private let accounts = SimulatedAccountRegistry()
     private let authority: LazySigningAuthority
+    private let notificationLog = SimulatedNotificationLog()
+    private let notificationEmitter: NotificationEmitter
 
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
         authority = LazySigningAuthority(clock: options.clock)
+        notificationEmitter = NotificationEmitter(
+            authority: authority, bundleID: options.bundleID, appAppleID: options.appAppleID, log: notificationLog)
     }
 
     /// The certificate chains the Server API signs with: made once, at the first Server API
@@ -106,7 +115,9 @@ public final class AppStoreSimulator: Sendable {
             responder: VerifyReceiptResponder(sharedSecret: options.sharedSecret, bundleID: options.bundleID),
             serverAPI: ServerAPIResponder(
                 authority: authority, registry: accounts, bundleID: options.bundleID,
-                appAppleID: options.appAppleID, historyPageSize: max(1, options.historyPageSize)),
+                appAppleID: options.appAppleID, historyPageSize: max(1, options.historyPageSize),
+                notificationHistory: NotificationHistoryResponder(
+                    log: notificationLog, pageSize: max(1, options.notificationHistoryPageSize))),
             bearer: options.apiPublicKeyX963.map { ServerAPIBearerVerifier(publicKeyX963: $0, bundleID: options.bundleID) },
             rateLimiter: options.apiRateLimit.map { ServerAPIRateLimiter(ratePerSecond: $0) },
             registersVerifiedReceipts: options.registersVerifiedReceipts,
@@ -192,6 +203,95 @@ public final class AppStoreSimulator: Sendable {
 
     /// The admin endpoint `http://127.0.0.1:PORT/simulator/accounts` (POST receipt data, one per line).
     public var accountsURL: String { baseURL + SimulatorRequestRouter.accountsPath }
+
+    /// Get Notification History, `POST http://127.0.0.1:PORT[/sandbox]/inApps/v1/notifications/history`.
+    public func notificationHistoryURL(_ environment: SimulatedEnvironment = .production) -> String {
+        baseURL + ServerAPIEndpoint.notificationHistory.pathPrefix(in: environment)
+    }
+
+    // MARK: Notifications V2
+
+    /// The App Store Server Notifications V2 that `subscriber`'s subscriptions produced with a
+    /// time in (`fromMs`, `toMs`] (`SUBSCRIBED`/`INITIAL_BUY` at the first purchase, `DID_RENEW`
+    /// per renewal, billing failures, grace and retry ends, recoveries, expiries, refunds,
+    /// upgrades, downgrades, auto-renew turned off, `REVOKE` for a family member), ordered by
+    /// `signedDate`: each signed as of its event's time, with the transaction and renewal JWSs
+    /// the status endpoint gives for that subscription then. A notification's UUID is a function
+    /// of its event, so asking for the same span again gives the same UUIDs (a redelivery).
+    ///
+    /// Each is recorded in the notification log that Get Notification History serves, with one
+    /// send attempt of `sendAttempt` at its `signedDate` (nil: none yet). Works without `start`.
+    /// Accounts with a `fixedStatus` (Apple knows no such purchase) produce none.
+    public func notifications(
+        for subscriber: SimulatedSubscriber, afterMs fromMs: Int64, throughMs toMs: Int64,
+        signing: NotificationSigning = .apple, sendAttempt: NotificationSendAttemptResult? = .success
+    ) -> [SimulatedNotification] {
+        notificationEmitter.notifications(
+            for: subscriber, afterMs: fromMs, throughMs: toMs, signing: signing, sendAttempt: sendAttempt)
+    }
+
+    /// `notifications(for:afterMs:throughMs:)` for each of `subscribers`, all ordered by
+    /// `signedDate` (then in `subscribers` order).
+    public func notifications(
+        for subscribers: some Sequence<SimulatedSubscriber>, afterMs fromMs: Int64, throughMs toMs: Int64,
+        signing: NotificationSigning = .apple, sendAttempt: NotificationSendAttemptResult? = .success
+    ) -> [SimulatedNotification] {
+        let all = subscribers.flatMap {
+            notifications(for: $0, afterMs: fromMs, throughMs: toMs, signing: signing, sendAttempt: sendAttempt)
+        }
+        return all.enumerated()
+            .sorted { ($0.element.signedDateMs, $0.offset) < ($1.element.signedDateMs, $1.offset) }
+            .map(\.element)
+    }
+
+    /// One notification of `type`/`subtype` about subscription `slot` of `subscriber`, whatever
+    /// its scenario says, with that subscription's data as of `atMs` (default: the clock's now),
+    /// e.g. to forge one with `signing` (a broken chain, another app's bundle id). A `TEST`, or a
+    /// slot not bought at `atMs`, carries `data` without transaction, renewal or status. A fresh
+    /// random UUID unless `notificationUUID` is given (the same one again is a redelivery).
+    /// Recorded in the notification log like the scenario's.
+    @discardableResult
+    public func makeNotification(
+        _ type: SimulatedNotificationType, subtype: SimulatedNotificationSubtype? = nil,
+        for subscriber: SimulatedSubscriber, slot: Int = 0, atMs: Int64? = nil,
+        signing: NotificationSigning = .apple, notificationUUID: String? = nil,
+        sendAttempt: NotificationSendAttemptResult? = .success
+    ) -> SimulatedNotification {
+        notificationEmitter.emit(
+            type, subtype: subtype, for: subscriber, slot: slot, atMs: atMs ?? options.clock(), signing: signing,
+            notificationUUID: notificationUUID ?? NotificationEmitter.randomUUID(), sendAttempt: sendAttempt)
+    }
+
+    /// A `TEST` notification for the app in `environment` (what Request a Test Notification
+    /// makes Apple send): `data` has only `appAppleId` (production), `bundleId` and `environment`.
+    @discardableResult
+    public func makeTestNotification(
+        environment: SimulatedEnvironment = .production, atMs: Int64? = nil, signing: NotificationSigning = .apple,
+        notificationUUID: String? = nil, sendAttempt: NotificationSendAttemptResult? = .success
+    ) -> SimulatedNotification {
+        notificationEmitter.emitTest(
+            environment: environment, atMs: atMs ?? options.clock(), signing: signing,
+            notificationUUID: notificationUUID ?? NotificationEmitter.randomUUID(), sendAttempt: sendAttempt)
+    }
+
+    /// Adds a delivery attempt to a logged notification (at most six are kept, as Apple makes);
+    /// false when no notification with that UUID was emitted.
+    @discardableResult
+    public func recordSendAttempt(
+        _ result: NotificationSendAttemptResult, notificationUUID: String, atMs: Int64
+    ) -> Bool {
+        notificationLog.addAttempt(NotificationSendAttempt(attemptDateMs: atMs, result: result), notificationUUID: notificationUUID)
+    }
+
+    /// Everything emitted so far, one entry per `notificationUUID`, ordered by `signedDate`.
+    public var notificationHistory: [NotificationHistoryEntry] {
+        notificationLog.entries()
+    }
+
+    /// Empties the notification log.
+    public func removeAllNotifications() {
+        notificationLog.removeAll()
+    }
 
     /// Counters since start (or the last `resetStatistics`).
     public func statistics() -> SimulatorStatistics {

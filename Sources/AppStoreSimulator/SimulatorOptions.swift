@@ -38,6 +38,8 @@ public struct SimulatorOptions: Sendable {
     public var appAppleID: Int64
     /// Signed transactions per Get Transaction History page (Apple: 20).
     public var historyPageSize: Int
+    /// Notifications per Get Notification History page (Apple: 20).
+    public var notificationHistoryPageSize: Int
     /// Server API requests per second above which the simulator answers 429 (a token bucket
     /// holding one second's worth), with `Retry-After` in epoch milliseconds. Nil = no limit.
     public var apiRateLimit: Double?
@@ -57,7 +59,8 @@ public struct SimulatorOptions: Sendable {
         appAppleID: Int64 = SimulatorOptions.defaultAppAppleID,
         historyPageSize: Int = 20,
         apiRateLimit: Double? = nil,
-        registersVerifiedReceipts: Bool = true
+        registersVerifiedReceipts: Bool = true,
+        notificationHistoryPageSize: Int = 20
     ) {
         self.sharedSecret = sharedSecret
         self.latency = latency
@@ -70,6 +73,7 @@ public struct SimulatorOptions: Sendable {
         self.historyPageSize = historyPageSize
         self.apiRateLimit = apiRateLimit
         self.registersVerifiedReceipts = registersVerifiedReceipts
+        self.notificationHistoryPageSize = notificationHistoryPageSize
     }
 
     /// The simulated app's App Store id (also `receipt.adam_id` of production receipts).

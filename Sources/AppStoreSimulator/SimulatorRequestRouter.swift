@@ -114,15 +114,17 @@ struct SimulatorRequestRouter: Sendable {
 
     // MARK: App Store Server API
 
-    /// Order: route (unknown `/inApps` path → 404), method (only GET), bearer (401), rate limit
-    /// (429), then the account's fault plan, then `ServerAPIResponder`.
+    /// Order: route (unknown `/inApps` path → 404), method (GET; POST for Get Notification
+    /// History), bearer (401), rate limit (429), then the account's fault plan (the global one
+    /// for Get Notification History, which names no account; its signed payloads come from the
+    /// log as emitted, so trust-failure steps leave them as they are), then `ServerAPIResponder`.
     private func serverAPIReply(to request: SimulatorRequest) -> SimulatorReply {
         let route = ServerAPIRoute(path: request.path)
         statistics.recordServerAPIRequest(route)
         guard let route else {
             return SimulatorReply(delay: .zero, action: .answer(ServerAPIResponder.error(404, 4_040_000, "Not found.")))
         }
-        guard request.method == .GET else {
+        guard request.method == (route.endpoint == .notificationHistory ? .POST : .GET) else {
             return after(latency, .answer(ServerAPIResponder.error(405, 4_000_000, "Method not allowed.")))
         }
         if let bearer, !bearer.accepts(authorization: request.authorization) {
@@ -141,7 +143,7 @@ struct SimulatorRequestRouter: Sendable {
         }
         let delay = latency + extraLatency
         func answer(_ variant: SignedDataVariant = .valid) -> SimulatedHTTPResponse {
-            serverAPI.respond(to: route, query: request.query, nowMs: nowMs, variant: variant)
+            serverAPI.respond(to: route, query: request.query, body: request.body, nowMs: nowMs, variant: variant)
         }
 
         switch step {

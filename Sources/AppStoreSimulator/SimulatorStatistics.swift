@@ -37,6 +37,8 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var subscriptionStatusesRequests: Int { serverAPIRequestsByEndpoint[.subscriptionStatuses, default: 0] }
     /// Get Transaction History requests.
     public var transactionHistoryRequests: Int { serverAPIRequestsByEndpoint[.transactionHistory, default: 0] }
+    /// Get Notification History requests.
+    public var notificationHistoryRequests: Int { serverAPIRequestsByEndpoint[.notificationHistory, default: 0] }
     /// All Server API requests.
     public var serverAPIRequests: Int { serverAPIRequestsByEndpoint.values.reduce(0, +) }
 

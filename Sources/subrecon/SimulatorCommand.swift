@@ -17,7 +17,9 @@ struct SimulatorCommand: AsyncParsableCommand {
             root for SUBRECON_APPLE_ROOT_CA_FILE); with --api-key-file only JWTs signed by that key \
             are accepted. The Server API knows the accounts of receipts it was shown: sample \
             receipts it wrote, receipts verified through verifyReceipt, or receipt data POSTed to \
-            /simulator/accounts (one per line).
+            /simulator/accounts (one per line). --write-notifications writes the signed \
+            notifications (V2) of the sample receipts' accounts as JSON Lines for \
+            'subrecon notifications import'; POST /inApps/v1/notifications/history serves them.
 
             Example:
               subrecon simulator --port 8080 --latency-ms 100 --write-root-ca /tmp/sim-root.pem &
@@ -39,6 +41,9 @@ struct SimulatorCommand: AsyncParsableCommand {
 
     @Option(help: "Write sample receipts (CSV, one per scenario) to this file and keep serving.")
     var writeSampleReceipts: String?
+
+    @Option(help: "Write the sample receipts' subscribers' App Store Server Notifications V2 (JSON Lines, one {\"signedPayload\":...} per line, oldest first) to this file, for 'notifications import'; Get Notification History serves them too.")
+    var writeNotifications: String?
 
     @Option(help: "Write the root certificate (PEM) that Server API signatures chain to, for SUBRECON_APPLE_ROOT_CA_FILE.")
     var writeRootCA: String?
@@ -94,10 +99,25 @@ struct SimulatorCommand: AsyncParsableCommand {
             }
         }
         let actual = try await simulator.start(port: port)
+        // One "now" for both files, so the notifications are about the very accounts in the receipts.
+        let sampleNowMs = ReconciliationJob.wallClockMs()
+        let samples = DemoRun.sampleSubscribers(nowMs: sampleNowMs).map(\.subscriber)
+        if writeSampleReceipts != nil || writeNotifications != nil {
+            simulator.register(samples)
+        }
         if let writeSampleReceipts {
-            let nowMs = ReconciliationJob.wallClockMs()
-            simulator.register(DemoRun.sampleSubscribers(nowMs: nowMs).map(\.subscriber))
-            try DemoRun.sampleReceiptsCSV(nowMs: nowMs).write(toFile: writeSampleReceipts, atomically: true, encoding: .utf8)
+            try DemoRun.sampleReceiptsCSV(nowMs: sampleNowMs).write(toFile: writeSampleReceipts, atomically: true, encoding: .utf8)
+        }
+        if let writeNotifications {
+            // Everything since each subscription began: older than the history's 180 days too.
+            let notifications = simulator.notifications(for: samples, afterMs: 0, throughMs: sampleNowMs)
+            do {
+                try notifications.map { $0.body + "\n" }.joined()
+                    .write(toFile: writeNotifications, atomically: true, encoding: .utf8)
+            } catch {
+                Console.error("cannot write the notifications to \(writeNotifications): \(error)")
+                throw ExitCode(73)
+            }
         }
         Console.out(
             "App Store simulator on 127.0.0.1:\(actual)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n"

@@ -10,9 +10,20 @@ import Testing
 
 /// A GET with an optional bearer token (URLSession; subrecon itself uses libcurl).
 func apiGet(_ url: String, bearer: String? = nil, timeout: TimeInterval = 10) async throws -> HTTPResult {
+    try await apiRequest(url, method: "GET", bearer: bearer, timeout: timeout)
+}
+
+/// A request with an optional JSON body (POST) and bearer token.
+func apiRequest(
+    _ url: String, method: String, body: [UInt8]? = nil, bearer: String? = nil, timeout: TimeInterval = 10
+) async throws -> HTTPResult {
     var request = URLRequest(url: URL(string: url)!)
-    request.httpMethod = "GET"
+    request.httpMethod = method
     request.timeoutInterval = timeout
+    if let body {
+        request.httpBody = Data(body)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
     if let bearer {
         request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization")
     }

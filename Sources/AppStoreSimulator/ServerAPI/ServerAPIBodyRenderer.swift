@@ -197,7 +197,9 @@ struct ServerAPIBodyRenderer {
 
     // MARK: Payloads
 
-    private func sign(_ payload: [UInt8]) -> [UInt8] {
+    /// The compact JWS of `payload` with the variant's chain (notifications sign their own
+    /// payload with it too, so the defect is the same inside and out).
+    func sign(_ payload: [UInt8]) -> [UInt8] {
         SimulatedJWSSigner.sign(payload: payload, with: authority.chain(variant.chain))
     }
 
@@ -312,7 +314,12 @@ public enum ServerAPIIdentifiers {
     /// The `appAccountToken` of every transaction of an account: a version-4-shaped UUID derived
     /// from the subscriber id, so it is stable across calls (lowercase, like Apple's).
     public static func appAccountToken(subscriberID: Int64) -> String {
-        var generator = SplitMix64(seed: UInt64(bitPattern: subscriberID) ^ 0xACC0_0A7_70CE)
+        uuid(seed: UInt64(bitPattern: subscriberID) ^ 0xACC0_0A7_70CE)
+    }
+
+    /// A version-4-shaped lowercase UUID that only depends on `seed`.
+    static func uuid(seed: UInt64) -> String {
+        var generator = SplitMix64(seed: seed)
         let high = generator.next() & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
         let low = generator.next() & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
         func hex(_ value: UInt64, _ digits: Int) -> String {

@@ -6,12 +6,17 @@ public enum ServerAPIEndpoint: String, Sendable, Hashable, CaseIterable {
     case subscriptionStatuses
     /// Get Transaction History v2: `GET /inApps/v2/history/{transactionId}[?revision=…]`.
     case transactionHistory
+    /// Get Notification History: `POST /inApps/v1/notifications/history[?paginationToken=…]`
+    /// with a JSON `NotificationHistoryRequest` body (no id in the path).
+    case notificationHistory
 
-    /// The path before the transaction id, in production.
+    /// The path before the transaction id, in production (the whole path for
+    /// `notificationHistory`, which has none).
     public var pathPrefix: String {
         switch self {
         case .subscriptionStatuses: "/inApps/v1/subscriptions/"
         case .transactionHistory: "/inApps/v2/history/"
+        case .notificationHistory: "/inApps/v1/notifications/history"
         }
     }
 
@@ -27,7 +32,7 @@ struct ServerAPIRoute: Sendable, Hashable {
 
     var endpoint: ServerAPIEndpoint
     var environment: SimulatedEnvironment
-    /// The `{transactionId}` path component, unparsed.
+    /// The `{transactionId}` path component, unparsed (empty for `notificationHistory`).
     var transactionID: Substring
 
     /// Whether `path` is under `/inApps/` or `/sandbox/inApps/` (Server API rules apply: bearer,
@@ -44,7 +49,13 @@ struct ServerAPIRoute: Sendable, Hashable {
             rest = rest.dropFirst(Self.sandboxPrefix.utf8.count)
             environment = .sandbox
         }
-        for endpoint in ServerAPIEndpoint.allCases where rest.hasPrefix(endpoint.pathPrefix) {
+        if rest == ServerAPIEndpoint.notificationHistory.pathPrefix {
+            endpoint = .notificationHistory
+            self.environment = environment
+            transactionID = ""
+            return
+        }
+        for endpoint in ServerAPIEndpoint.allCases where endpoint != .notificationHistory && rest.hasPrefix(endpoint.pathPrefix) {
             let id = rest.dropFirst(endpoint.pathPrefix.utf8.count)
             guard !id.isEmpty, !id.contains("/") else { return nil }
             self.endpoint = endpoint

@@ -14,12 +14,16 @@ import Foundation
 ///    404 `4040001` AccountNotFound, the Server API's "account not found, do not retry";
 ///    21100–21199 (Apple's internal, retryable) → 500 `5000001`; any other → 404 `4040010`;
 /// 4. otherwise 200 with the account's state at "now".
+///
+/// Get Notification History names no account in its path: it goes to `NotificationHistoryResponder`.
 struct ServerAPIResponder: Sendable {
     let authority: LazySigningAuthority
     let registry: SimulatedAccountRegistry
     let bundleID: String
     let appAppleID: Int64
     let historyPageSize: Int
+    /// A `var` with a default so tests that only need the transaction endpoints can leave it out.
+    var notificationHistory = NotificationHistoryResponder(log: SimulatedNotificationLog(), pageSize: 20)
 
     static let jsonHeaders = ["Content-Type": "application/json"]
 
@@ -31,8 +35,12 @@ struct ServerAPIResponder: Sendable {
     }
 
     func respond(
-        to route: ServerAPIRoute, query: Substring?, nowMs: Int64, variant: SignedDataVariant = .valid
+        to route: ServerAPIRoute, query: Substring?, body: [UInt8] = [], nowMs: Int64,
+        variant: SignedDataVariant = .valid
     ) -> SimulatedHTTPResponse {
+        if route.endpoint == .notificationHistory {
+            return notificationHistory.respond(body: body, query: query, environment: route.environment, nowMs: nowMs)
+        }
         guard Self.transactionID(route.transactionID) != nil else {
             return Self.error(400, 4_000_006, "Invalid transaction id.")
         }
@@ -67,6 +75,8 @@ struct ServerAPIResponder: Sendable {
             return SimulatedHTTPResponse(
                 httpStatus: 200, headers: Self.jsonHeaders,
                 body: renderer.historyBody(after: after, pageSize: historyPageSize), appleStatus: nil)
+        case .notificationHistory:
+            preconditionFailure("Get Notification History is answered before any account lookup")
         }
     }
 

@@ -60,7 +60,8 @@ final class SimulatedAccountRegistry: Sendable {
         return (local / 10_000_000, Int(local / 1_000_000 % 10), local % 1_000_000)
     }
 
-    private static func key(_ subscriberID: Int64) -> Int64 {
+    /// The registry's key of a subscriber id (ids are unique modulo `SimulatedIdentifiers.subscriberModulus`).
+    static func key(_ subscriberID: Int64) -> Int64 {
         let rest = subscriberID % SimulatedIdentifiers.subscriberModulus
         return rest < 0 ? rest + SimulatedIdentifiers.subscriberModulus : rest
     }

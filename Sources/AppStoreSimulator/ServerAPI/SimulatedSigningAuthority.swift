@@ -22,24 +22,27 @@ public final class SimulatedSigningAuthority: Sendable {
     /// Apple's marker on the receipt-signing leaf.
     public static let leafMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
 
+    /// Which defect, if any, a chain carries (public so tests can forge notifications with one;
+    /// see `NotificationSigning`).
+    public enum ChainKind: String, CaseIterable, Sendable {
+        /// The good chain: leaf, intermediate, the simulator's root.
+        case valid
+        /// The good chain, but the JWS is signed by a key that is not the leaf's.
+        case badSignature
+        /// A leaf without the 1.2.840.113635.100.6.11.1 extension (same key, same issuer).
+        case leafWithoutMarker
+        /// An intermediate without the 1.2.840.113635.100.6.2.1 extension (same name and key,
+        /// so the good leaf chains to it).
+        case intermediateWithoutMarker
+        /// A complete, well-formed chain under another root, which is sent as `x5c[2]`.
+        case foreignRoot
+        /// A leaf (same key) whose validity ended 30 days before the authority was made.
+        case expiredLeaf
+    }
+
     /// One certificate chain (as `x5c` wants it) and the key that signs with it.
     struct SigningChain: Sendable {
-        /// Which defect, if any, the chain carries.
-        enum Kind: CaseIterable, Sendable {
-            /// The good chain: leaf, intermediate, the simulator's root.
-            case valid
-            /// The good chain, but the JWS is signed by a key that is not the leaf's.
-            case badSignature
-            /// A leaf without the 1.2.840.113635.100.6.11.1 extension (same key, same issuer).
-            case leafWithoutMarker
-            /// An intermediate without the 1.2.840.113635.100.6.2.1 extension (same name and key,
-            /// so the good leaf chains to it).
-            case intermediateWithoutMarker
-            /// A complete, well-formed chain under another root, which is sent as `x5c[2]`.
-            case foreignRoot
-            /// A leaf (same key) whose validity ended 30 days before the authority was made.
-            case expiredLeaf
-        }
+        typealias Kind = ChainKind
 
         /// Standard base64 (padded) DER of leaf, intermediate, root: the JWS header's `x5c`.
         let x5c: [String]
