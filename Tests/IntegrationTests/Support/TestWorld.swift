@@ -101,6 +101,21 @@ final class TestWorld: Sendable {
         return try await job.run(.init(kind: kind, selection: selection, dryRun: dryRun))
     }
 
+    /// The notifications processor for this world's app, trusting the simulator's root, on
+    /// `clockMs` (default the world's clock; a signedDate more than 5 minutes ahead is refused).
+    func notificationProcessor(
+        products: Set<String> = [], clockMs: (@Sendable () -> Int64)? = nil
+    ) throws -> NotificationProcessor {
+        let clock = clockMs ?? self.clock.millisecondsClock
+        return NotificationProcessor(
+            store: store,
+            settings: NotificationSettings(
+                bundleID: SimulatedProducts.bundleID,
+                verifier: try SignedDataVerifier(rootPEM: simulator.rootCertificatePEM, clock: clock), products: products),
+            reconciler: ReceiptReconciler(products: products, duePolicy: .notified), clock: clock,
+            logger: Logger(label: "test"))
+    }
+
     func close() async {
         await store.close()
         await simulator.stop()
