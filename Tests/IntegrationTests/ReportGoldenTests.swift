@@ -35,6 +35,7 @@ import Testing
         world.clock.advance(byMs: 28 * DuePolicy.day)
         let second = try await world.run(.all)
         #expect(second.runID == 2)
+        try await Self.receiveNotifications(world)
 
         let reports: [(file: String, kind: ReportKind, options: ReportOptions)] = [
             ("subscriptions", .subscriptions, .init()),
@@ -46,6 +47,7 @@ import Testing
             ("expiring", .expiring, .init(nowMs: world.clock.nowMs)),
             ("unrecorded", .unrecorded, .init()),
             ("shared", .shared, .init()),
+            ("notifications", .notifications, .init()),
         ]
         // The runs' worker is this process (`HOST:PID`): the golden file holds a placeholder.
         let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
@@ -56,6 +58,35 @@ import Testing
         }
         // Every kind has a golden file.
         #expect(Set(reports.map(\.kind)) == Set(ReportKind.allCases))
+    }
+
+    /// The scenarios' notifications since the start (older than the second run: stale), one newer
+    /// (applied), one delivered twice, a `TEST`, and one for an account no receipt knows (unmatched).
+    static func receiveNotifications(_ world: TestWorld) async throws {
+        let processor = try world.notificationProcessor()
+        // Not the sandbox account: its 5-minute months would fill the report with renewals.
+        let subscribers = SimulatedScenario.allCases.enumerated().filter { $0.element != .sandboxActive }
+            .map { index, scenario in scenario.subscriber(id: Int64(index + 1), nowMs: world.startMs, paddingBytes: 200) }
+        var bodies = world.simulator.notifications(for: subscribers, afterMs: world.startMs, throughMs: world.clock.nowMs)
+            .map(\.bodyBytes)
+        let newer = world.simulator.makeNotification(
+            .didChangeRenewalStatus, subtype: .autoRenewDisabled, for: subscribers[0], atMs: world.clock.nowMs + 60_000,
+            notificationUUID: "00000000-0000-4000-8000-00000000a001")
+        bodies += [newer.bodyBytes, newer.bodyBytes]
+        bodies.append(
+            world.simulator.makeTestNotification(notificationUUID: "00000000-0000-4000-8000-00000000a002").bodyBytes)
+        let stranger = SimulatedScenario.active.subscriber(id: 99, nowMs: world.startMs, paddingBytes: 200)
+        world.simulator.register(stranger)
+        bodies.append(
+            world.simulator.makeNotification(.didRenew, for: stranger, notificationUUID: "00000000-0000-4000-8000-00000000a003")
+                .bodyBytes)
+        for body in bodies {
+            let result = await processor.receive(body: body, source: .receiver)
+            guard case .stored = result else {
+                Issue.record("\(result)")
+                return
+            }
+        }
     }
 
     // MARK: - changes
