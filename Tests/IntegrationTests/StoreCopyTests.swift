@@ -284,6 +284,8 @@ import Testing
         _ = try await world.run(.user("user-active"), kind: .user)
         world.clock.advance(byMs: 14 * DuePolicy.day)
         _ = try await world.run(.all)
+        // Notifications too (stale, applied, TEST, unmatched), as the golden reports have them.
+        try await ReportGoldenTests.receiveNotifications(world)
         return world
     }
 
