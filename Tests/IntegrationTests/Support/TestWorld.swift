@@ -52,7 +52,8 @@ final class TestWorld: Sendable {
     }
 
     static func make(
-        latency: Duration = .zero, historyPageSize: Int = 20, apiRateLimit: Double? = nil, store kind: StoreKind = .sqlite
+        latency: Duration = .zero, historyPageSize: Int = 20, apiRateLimit: Double? = nil, store kind: StoreKind = .sqlite,
+        notificationHistoryPageSize: Int = 20
     ) async throws -> TestWorld {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -61,7 +62,8 @@ final class TestWorld: Sendable {
         let simulator = AppStoreSimulator(
             options: SimulatorOptions(
                 sharedSecret: secret, latency: latency, clock: clock.millisecondsClock, apiPublicKey: privateKey.publicKey,
-                historyPageSize: historyPageSize, apiRateLimit: apiRateLimit))
+                historyPageSize: historyPageSize, apiRateLimit: apiRateLimit,
+                notificationHistoryPageSize: notificationHistoryPageSize))
         _ = try await simulator.start()
         let postgres = kind == .postgres ? try await TestPostgres.createDatabase() : nil
         let store: any SubscriptionStore =
