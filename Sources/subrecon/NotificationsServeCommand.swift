@@ -55,11 +55,15 @@ struct NotificationsServeCommand: AsyncParsableCommand {
             configuration: NotificationReceiverConfiguration(host: host, port: port, path: path), intake: intake,
             logger: logger)
         var failure: (any Error)?
+        var listened = false
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await server.run() }
                 // The one line scripts read (the port, when --port 0 picked one).
-                if let url = await server.listeningURL() { Console.out(url + "\n") }
+                if let url = await server.listeningURL() {
+                    listened = true
+                    Console.out(url + "\n")
+                }
                 try await group.waitForAll()
             }
         } catch {
@@ -67,7 +71,8 @@ struct NotificationsServeCommand: AsyncParsableCommand {
         }
         await store.close()
         if let failure {
-            Console.error("notifications serve on \(host):\(port) stopped: \(failure)")
+            Console.error(
+                listened ? "notifications serve stopped: \(failure)" : "cannot listen on \(host):\(port): \(failure)")
             throw ExitCode(1)
         }
         logger.notice("notifications serve stopped")

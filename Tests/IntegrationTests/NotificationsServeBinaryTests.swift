@@ -10,12 +10,10 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-serve-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let child = try SubreconBinary.start(
-            ["notifications", "serve", "--port", "0", "--db", folder + "/receiver.sqlite"], environment: [:], folder: folder)
+        let (child, url) = try await Self.startServing(in: folder)
         var stopped = false
         defer { if !stopped { kill(child.processIdentifier, SIGKILL) } }
 
-        let url = try await Self.printedURL(in: folder + "/child.out")
         let client = CurlTransport(maxConnections: 2)
         defer { client.shutdown() }
         let notification = try await client.send(
@@ -35,10 +33,40 @@ import Testing
         #expect(status == 0, "SIGTERM is a clean stop")
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aPortAlreadyTakenExits1WithAClearMessage() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-serve-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (first, url) = try await Self.startServing(in: folder)
+        let port = String(url.split(separator: ":")[2].prefix { $0.isNumber })
+
+        let second = try await SubreconBinary.run(
+            ["notifications", "serve", "--port", port, "--db", folder + "/second.sqlite"])
+        kill(first.processIdentifier, SIGTERM)
+        #expect(await SubreconBinary.wait(first) == 0, "the first one serves on, then stops cleanly")
+
+        #expect(second.exitCode == 1)
+        #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port)"))
+        #expect(second.stdout.isEmpty, "no URL printed: it never listened")
+    }
+
     @Test func aPathThatIsNotAbsoluteIsAUsageError() async throws {
         let result = try await SubreconBinary.run(["notifications", "serve", "--path", "apple"])
         #expect(result.exitCode == 2)
         #expect(result.stderr.contains("--path"))
+    }
+
+    /// `notifications serve --port 0` on a SQLite file in `folder`, once it prints its URL.
+    private static func startServing(in folder: String) async throws -> (SubreconBinary.Running, String) {
+        let child = try SubreconBinary.start(
+            ["notifications", "serve", "--port", "0", "--db", folder + "/receiver.sqlite"], environment: [:], folder: folder)
+        do {
+            return (child, try await printedURL(in: folder + "/child.out"))
+        } catch {
+            kill(child.processIdentifier, SIGKILL)
+            throw error
+        }
     }
 
     /// The first line the child prints, once it has (the server is listening by then).
