@@ -19,7 +19,7 @@ struct NotificationsServeCommand: AsyncParsableCommand {
             Examples:
               subrecon notifications serve
               subrecon notifications serve --host 0.0.0.0 --port 9000 --path /hooks/apple
-              subrecon notifications serve --port 0        # a free port; read it from the printed URL
+              subrecon notifications serve --port 0    # prints the port it got
             """)
 
     @OptionGroup var global: GlobalOptions
