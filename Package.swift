@@ -22,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // TLS settings for PostgreSQL connections (already in the graph through postgres-nio).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The notification receiver: a well-kept HTTP server (keep-alive, request size limits) and
+        // graceful shutdown on SIGTERM, instead of growing the simulator's raw NIO handler.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // libcurl from the system (libcurl4-openssl-dev), plus typed wrappers for its variadic calls.
@@ -77,10 +81,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // `notifications serve`: Apple's POSTs into `NotificationIntake`, metrics, graceful shutdown.
+        // A target of its own so that SubRecon (and everything else linking it) stays free of Hummingbird.
+        .target(
+            name: "NotificationReceiver",
+            dependencies: [
+                "SubRecon",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "subrecon",
             dependencies: [
-                "SubRecon", "AppStoreSimulator",
+                "SubRecon", "AppStoreSimulator", "NotificationReceiver",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -136,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "SubRecon", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData",
+                "SubRecon", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData", "NotificationReceiver",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // SQLite's C API (same package as GRDB): tests lower a connection's limits.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

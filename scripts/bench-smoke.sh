@@ -15,6 +15,8 @@ echo "bench-smoke: debug build, tiny sizes: the figures and PASS/MISS below mean
 # Server API mode: latency, rate and 0 ms runs, a few hundred receipts each. Several workers (the last
 # part of `all`, ~3 s): 60 receipts on the PostgreSQL of SUBRECON_TEST_POSTGRES_URL, which
 # scripts/test.sh starts before this; without one that part is skipped with a note.
-exec "$bin/subrecon-bench" all --subrecon "$bin/subrecon" \
+"$bin/subrecon-bench" all --subrecon "$bin/subrecon" \
   --receipts 300 --latency-ms 20 --naive-sample 10 --memory-receipts 1000 --subscribers 100 --days 10 \
   --latency-receipts 200 --api-latency-ms 20 --rate-receipts 100 --zero-receipts 300 --workers-receipts 60
+# The notification receiver under load for a second: 2 keep-alive connections, synthetic bodies.
+"$bin/subrecon-bench" receiver --subrecon "$bin/subrecon" --connections 2 --seconds 1

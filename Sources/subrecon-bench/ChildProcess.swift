@@ -109,10 +109,16 @@ struct ChildProcess: Sendable {
     }
 
     /// Peak RSS so far (`VmHWM` from `/proc/PID/status`), in KB.
-    func peakRSSKilobytesSoFar() -> Int? {
+    func peakRSSKilobytesSoFar() -> Int? { statusKilobytes("VmHWM:") }
+
+    /// Resident set size now (`VmRSS`), in KB: memory flat or growing under load.
+    func residentKilobytesNow() -> Int? { statusKilobytes("VmRSS:") }
+
+    /// A `kB` field of `/proc/PID/status`, by its label.
+    private func statusKilobytes(_ label: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        for line in text.split(separator: "\n") where line.hasPrefix(label) {
+            return Int(line.dropFirst(label.count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
         }
         return nil
     }

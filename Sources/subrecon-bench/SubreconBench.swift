@@ -20,7 +20,8 @@ struct SubreconBench: AsyncParsableCommand {
               subrecon-bench due-policy --subscribers 2000 --days 30
               subrecon-bench server-api --repeat 3
               subrecon-bench workers --postgres-url postgres://me@127.0.0.1/postgres
+              subrecon-bench receiver --bodies notifications.jsonl --seconds 60
               subrecon-bench all
             """,
-        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self])
+        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self, ReceiverCommand.self])
 }

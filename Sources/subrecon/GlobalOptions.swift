@@ -94,13 +94,14 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens `location`, the one `Settings` resolved when the command has them (so its warnings
     /// show once), else the one the options name: a SQLite file, or a PostgreSQL URL.
-    func openStore(_ location: DatabaseLocation? = nil, logger: Logger? = nil, claimTimeoutSeconds: Int? = nil)
-        async throws -> any SubscriptionStore
-    {
+    func openStore(
+        _ location: DatabaseLocation? = nil, logger: Logger? = nil, claimTimeoutSeconds: Int? = nil,
+        environment: [String: String]? = nil
+    ) async throws -> any SubscriptionStore {
         let location = try location ?? resolvedDatabase()
         do {
             return try await StoreOpener.open(
-                location, environment: environment, claimTimeoutSeconds: claimTimeoutSeconds,
+                location, environment: environment ?? self.environment, claimTimeoutSeconds: claimTimeoutSeconds,
                 logger: logger ?? Logger(label: "subrecon"))
         } catch {
             Console.error(error.description)

@@ -80,24 +80,3 @@ public enum MetricsFile {
         }
     }
 }
-
-/// Builds exposition text: one `# HELP`/`# TYPE` per metric name, then its samples.
-struct MetricsText {
-    private(set) var text = ""
-    private var declared: Set<String> = []
-
-    mutating func gauge(_ name: String, _ help: String, _ labels: [(String, String)], _ value: Double) {
-        if declared.insert(name).inserted {
-            text += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
-        }
-        let labelText = labels.isEmpty
-            ? "" : "{" + labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
-        let number = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-        text += "\(name)\(labelText) \(number)\n"
-    }
-
-    private func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-    }
-}

@@ -1,0 +1,64 @@
+import Foundation
+import SubReconHTTP
+
+/// What `connections` keep-alive connections POSTing bodies back to back for a while got: every
+/// answer's latency and status (or transport error).
+struct ReceiverLoad {
+    /// Latencies in microseconds, sorted.
+    let latenciesMicros: [Int]
+    /// "200", "503", "error: …", with how many times each.
+    let outcomes: [String: Int]
+    let seconds: Double
+
+    var requests: Int { latenciesMicros.count }
+
+    /// One lane per connection, each sending its next body as soon as the last was answered
+    /// (closed loop), until `duration` has passed.
+    static func drive(url: String, bodies: [[UInt8]], connections: Int, duration: Duration) async -> ReceiverLoad {
+        let transport = CurlTransport(maxConnections: connections)
+        defer { transport.shutdown() }
+        let watch = Stopwatch()
+        let deadline = ContinuousClock.now + duration
+        let lanes = await withTaskGroup(of: ([Int], [String: Int]).self) { group in
+            for lane in 0..<connections {
+                group.addTask {
+                    var latencies: [Int] = []
+                    var outcomes: [String: Int] = [:]
+                    var index = lane
+                    while ContinuousClock.now < deadline {
+                        let request = HTTPRequest(
+                            url: url, headers: [("Content-Type", "application/json")], body: bodies[index % bodies.count],
+                            timeout: .seconds(30))
+                        index += connections
+                        let sent = ContinuousClock.now
+                        let outcome: String
+                        do {
+                            outcome = String(try await transport.send(request).status)
+                        } catch {
+                            outcome = "error: \(error)"
+                        }
+                        let elapsed = ContinuousClock.now - sent
+                        latencies.append(Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+                        outcomes[outcome, default: 0] += 1
+                    }
+                    return (latencies, outcomes)
+                }
+            }
+            var all: [([Int], [String: Int])] = []
+            for await lane in group { all.append(lane) }
+            return all
+        }
+        let seconds = watch.seconds
+        return ReceiverLoad(
+            latenciesMicros: lanes.flatMap(\.0).sorted(),
+            outcomes: lanes.reduce(into: [:]) { total, lane in total.merge(lane.1, uniquingKeysWith: +) },
+            seconds: seconds)
+    }
+
+    /// The latency below which `fraction` of the answers came, in milliseconds.
+    func percentileMilliseconds(_ fraction: Double) -> Double {
+        guard !latenciesMicros.isEmpty else { return 0 }
+        let index = min(latenciesMicros.count - 1, Int((Double(latenciesMicros.count - 1) * fraction).rounded(.up)))
+        return Double(latenciesMicros[index]) / 1000
+    }
+}

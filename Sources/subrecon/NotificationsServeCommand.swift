@@ -1,0 +1,80 @@
+import ArgumentParser
+import Logging
+import NotificationReceiver
+import SubRecon
+
+/// `subrecon notifications serve`: the long-running receiver Apple posts notifications to.
+struct NotificationsServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Receive Apple's notifications over HTTP and apply each one at once.",
+        discussion: """
+            POST bodies {"signedPayload": "..."} on --path: 200 stored (or already stored), 400 refused \
+            (not JSON, bad signature, another app), 413 over 1 MiB, 503 the store could not be reached \
+            (Apple retries). GET /metrics: Prometheus text; GET /healthz: ok. TLS is the reverse \
+            proxy's job: listen on loopback behind it. Prints the URL it listens on (one line), then \
+            serves until SIGTERM or SIGINT: no new connections, requests in flight are answered, exit 0. \
+            An address that cannot be bound (port taken): exit 1.
+
+            Examples:
+              subrecon notifications serve
+              subrecon notifications serve --host 0.0.0.0 --port 9000 --path /hooks/apple
+              subrecon notifications serve --port 0    # prints the port it got
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var notification: NotificationOptions
+
+    @Option(help: "The address to listen on (default \(NotificationReceiverConfiguration.defaultHost)).")
+    var host: String = NotificationReceiverConfiguration.defaultHost
+
+    @Option(help: "The port, 0 for any free one (default \(NotificationReceiverConfiguration.defaultPort)).")
+    var port: Int = NotificationReceiverConfiguration.defaultPort
+
+    @Option(help: "The path Apple posts to (default \(NotificationReceiverConfiguration.defaultPath)).")
+    var path: String = NotificationReceiverConfiguration.defaultPath
+
+    func validate() throws {
+        if !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
+        if !path.hasPrefix("/") { throw ValidationError("--path must start with /, not \"\(path)\"") }
+        if path == "/metrics" || path == "/healthz" { throw ValidationError("--path \(path) is the receiver's own") }
+        if host.isEmpty { throw ValidationError("--host must not be empty") }
+    }
+
+    func run() async throws {
+        let logger = global.makeLogger()
+        // A configuration error (exit 2) before the database is touched.
+        let settings = try notification.settings(global)
+        // Apple waits a few seconds at most: an unreachable PostgreSQL answers 503 (Apple
+        // retries, the daily backfill recovers) after this, not after the nightly run's 120 s.
+        var environment = global.environment
+        if environment["SUBRECON_DB_RETRY_SECONDS"] == nil { environment["SUBRECON_DB_RETRY_SECONDS"] = "5" }
+        let store = try await global.openStore(logger: logger, environment: environment)
+        let intake = NotificationProcessor.live(store: store, settings: settings, logger: logger)
+        let server = NotificationReceiverServer(
+            configuration: NotificationReceiverConfiguration(host: host, port: port, path: path), intake: intake,
+            logger: logger)
+        var failure: (any Error)?
+        var listened = false
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await server.run() }
+                // The one line scripts read (the port, when --port 0 picked one).
+                if let url = await server.listeningURL() {
+                    listened = true
+                    Console.out(url + "\n")
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            failure = error
+        }
+        await store.close()
+        if let failure {
+            Console.error(
+                listened ? "notifications serve stopped: \(failure)" : "cannot listen on \(host):\(port): \(failure)")
+            throw ExitCode(1)
+        }
+        logger.notice("notifications serve stopped")
+    }
+}
