@@ -97,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "subrecon",
             dependencies: [
-                "SubRecon", "AppStoreSimulator", "NotificationReceiver",
+                "SubRecon", "AppStoreSimulator", "NotificationReceiver", "SubReconHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,8 @@
 import ArgumentParser
+import Logging
+import NotificationReceiver
 import SubRecon
+import SubReconHTTP
 
 /// `subrecon demo`
 struct DemoCommand: AsyncParsableCommand {
@@ -8,8 +11,9 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Run the whole nightly path against the built-in App Store simulator (no secret, no network).",
         discussion: """
             Starts the simulator on a free loopback port, imports sample receipts covering every \
-            subscription status into a fresh temporary database, runs the nightly job, and prints \
-            the subscriptions report.
+            subscription status into a fresh temporary database, runs the nightly job, then sends \
+            one App Store Server Notification (a refund Apple made a minute later) through the \
+            notifications receiver on another loopback port, and prints the subscriptions report.
             """)
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default warning).")
@@ -27,11 +31,12 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = GlobalOptions.bootstrapLogging(level: logLevel, format: .text)
         let api = AppleAPI(rawValue: appleAPI) ?? .verifyReceipt
-        let result = try await DemoRun(logger: logger, appleAPI: api).run()
+        let result = try await DemoRun(logger: logger, appleAPI: api, deliver: Self.throughTheReceiver(logger: logger)).run()
         Console.out("""
             subrecon demo: imported one sample receipt per scenario into \(result.databasePath)
             and ran the nightly job against the built-in App Store simulator (\(api.rawValue)).
             \(result.summary.line)
+            \(result.notification ?? "")
 
             report subscriptions:
             \(result.subscriptionsCSV)
@@ -39,5 +44,27 @@ struct DemoCommand: AsyncParsableCommand {
 
             """)
         if result.summary.exitCode != 0 { throw ExitCode(result.summary.exitCode) }
+    }
+
+    /// Starts the real receiver on a free loopback port for `processor`, POSTs `body` to it as
+    /// Apple would, and stops it.
+    static func throughTheReceiver(logger: Logger) -> DemoRun.Delivery {
+        { body, processor in
+            let server = NotificationReceiverServer(
+                configuration: NotificationReceiverConfiguration(host: "127.0.0.1", port: 0, handlesSignals: false),
+                intake: processor, logger: logger)
+            let running = Task { try await server.run() }
+            guard let url = await server.listeningURL() else {
+                try await running.value
+                return 0
+            }
+            let client = CurlTransport(maxConnections: 1)
+            defer { client.shutdown() }
+            let response = try await client.send(
+                HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: body))
+            await server.shutDown()
+            try await running.value
+            return response.status
+        }
     }
 }

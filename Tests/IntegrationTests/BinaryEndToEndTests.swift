@@ -162,5 +162,21 @@ import Testing
         for status in ["active", "grace_period", "billing_retry", "expired", "refunded"] {
             #expect(result.stdout.contains(",\(status),"), "\(status)")
         }
+        // A refund Apple made after the run arrives through the receiver and changes the subscription.
+        #expect(result.stdout.contains("for demo-18-refund-notification: active -> refunded (the receiver answered 200)"))
+        #expect(result.stdout.contains("\ndemo-18-refund-notification,100000018000000000,com.example.pro.monthly,refunded,false,"))
+    }
+
+    @Test func theServerAPIDemoShowsTheSameStatesAndTheSameNotification() async throws {
+        let old = try await SubreconBinary.run(["demo"])
+        let new = try await SubreconBinary.run(["demo", "--apple-api", "server-api"])
+        #expect(new.exitCode == 0, "\(new.stderr)")
+        // user, original transaction, product, status, entitled: the same rows from either API.
+        func states(_ stdout: String) -> [String] {
+            stdout.split(separator: "\n").filter { $0.hasPrefix("demo-") }.map { $0.split(separator: ",").prefix(5).joined(separator: ",") }
+        }
+        #expect(states(new.stdout) == states(old.stdout))
+        #expect(states(new.stdout).count == 16, "one row per subscription of the 18 accounts, none for the invalid and gone ones")
+        #expect(new.stdout.contains("active -> refunded (the receiver answered 200)"))
     }
 }

@@ -9,10 +9,15 @@ import Logging
 public struct DemoRun: Sendable {
     let logger: Logger
     let appleAPI: AppleAPI
+    /// Hands a notification body to a receiver for `processor` and returns the HTTP status it
+    /// answered (the executable starts the real receiver on a loopback port); nil: no notification.
+    public typealias Delivery = @Sendable (_ body: [UInt8], _ processor: NotificationProcessor) async throws -> Int
+    let deliver: Delivery?
 
-    public init(logger: Logger, appleAPI: AppleAPI = .verifyReceipt) {
+    public init(logger: Logger, appleAPI: AppleAPI = .verifyReceipt, deliver: Delivery? = nil) {
         self.logger = logger
         self.appleAPI = appleAPI
+        self.deliver = deliver
     }
 
     /// What the demo left behind, so the newcomer can keep exploring it.
@@ -20,6 +25,17 @@ public struct DemoRun: Sendable {
         public var databasePath: String
         public var summary: RunSummary
         public var subscriptionsCSV: String
+        /// What the notification did, one line (nil without a delivery).
+        public var notification: String?
+    }
+
+    /// The account Apple refunds a minute after the nightly run: the run sees it active, and the
+    /// refund arrives as a notification through the receiver.
+    static let refundUser = "demo-18-refund-notification"
+
+    static func refundSubscriber(nowMs: Int64) -> SimulatedSubscriber {
+        // `refunded` is refunded 5 days before its "now": put that a minute after ours.
+        SimulatedScenario.refunded.subscriber(id: 1_800, nowMs: nowMs + 5 * 86_400_000 + 60_000)
     }
 
     public func run() async throws -> Result {
@@ -39,7 +55,13 @@ public struct DemoRun: Sendable {
         // App Store knows them already).
         simulator.register(Self.sampleSubscribers(nowMs: nowMs).map(\.subscriber))
         let importPath = folder + "/receipts.csv"
-        try Self.sampleReceiptsCSV(nowMs: nowMs).write(toFile: importPath, atomically: true, encoding: .utf8)
+        var csv = Self.sampleReceiptsCSV(nowMs: nowMs)
+        if deliver != nil {
+            let refunded = Self.refundSubscriber(nowMs: nowMs)
+            simulator.register(refunded)
+            csv += "\(Self.refundUser),\(SimulatedReceipt.encode(refunded)),\(SimulatedProducts.proMonthly),\n"
+        }
+        try csv.write(toFile: importPath, atomically: true, encoding: .utf8)
 
         let databasePath = folder + "/subrecon.sqlite"
         let database = try AppDatabase.open(path: databasePath)
@@ -62,11 +84,31 @@ public struct DemoRun: Sendable {
         let job = ReconciliationJob(
             settings: settings, store: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
         let summary = try await job.run(ReconciliationRun.Options(kind: .nightly, selection: .due))
+
+        var notification: String?
+        if let deliver {
+            // A minute later Apple refunds the account and tells us at once.
+            let refund = simulator.makeNotification(.refund, for: Self.refundSubscriber(nowMs: nowMs), atMs: nowMs + 61_000)
+            let processor = NotificationProcessor(
+                store: database,
+                settings: NotificationSettings(
+                    bundleID: SimulatedProducts.bundleID, verifier: try SignedDataVerifier(rootPEM: simulator.rootCertificatePEM),
+                    products: Set(SimulatedProducts.subscriptionProductIDs)),
+                reconciler: ReceiptReconciler(products: Set(SimulatedProducts.subscriptionProductIDs), duePolicy: .notified),
+                clock: { ReconciliationJob.wallClockMs() }, logger: logger)
+            let before = try await database.subscriptions(ofUser: Self.refundUser).first?.status
+            let status = try await deliver(refund.bodyBytes, processor)
+            let after = try await database.subscriptions(ofUser: Self.refundUser).first?.status
+            notification = "notification \(refund.type.rawValue) \(refund.notificationUUID) for \(Self.refundUser): "
+                + "\(before?.rawValue ?? "none") -> \(after?.rawValue ?? "none") (the receiver answered \(status))"
+        }
         await simulator.stop()
 
-        var csv = Data()
-        try await ReportExporter(store: database).export(.subscriptions) { csv.append($0) }
-        return Result(databasePath: databasePath, summary: summary, subscriptionsCSV: String(decoding: csv, as: UTF8.self))
+        var report = Data()
+        try await ReportExporter(store: database).export(.subscriptions) { report.append($0) }
+        return Result(
+            databasePath: databasePath, summary: summary, subscriptionsCSV: String(decoding: report, as: UTF8.self),
+            notification: notification)
     }
 
     /// One user per simulator scenario (so every status appears), as an app server would export them.
