@@ -6,14 +6,15 @@
 # this, not Apple's retries, is what makes a lost notification arrive within a day.
 #   SUBRECON_ENV_FILE     settings file to load (default /etc/subrecon/subrecon.env)
 #   SUBRECON_BIN          the binary (default: subrecon on PATH)
-#   SUBRECON_LOG_FILE     where the one-line summaries go (default /var/log/subrecon/backfill.log)
+#   BACKFILL_LOG_FILE     where the one-line summaries go (default /var/log/subrecon/backfill.log;
+#                         not SUBRECON_LOG_FILE, which is the nightly log)
 #   BACKFILL_DAYS         how far back to ask (default 2)
 #   BACKFILL_ENVIRONMENTS which histories to ask (default "production"; add "sandbox" if used)
 set -euo pipefail
 env_file="${SUBRECON_ENV_FILE:-/etc/subrecon/subrecon.env}"
 if [ -f "$env_file" ]; then set -a; source "$env_file"; set +a; fi
 bin="${SUBRECON_BIN:-subrecon}"
-log_file="${SUBRECON_LOG_FILE:-/var/log/subrecon/backfill.log}"
+log_file="${BACKFILL_LOG_FILE:-/var/log/subrecon/backfill.log}"
 days="${BACKFILL_DAYS:-2}"
 mkdir -p "$(dirname "$log_file")"
 
