@@ -3,6 +3,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import SubRecon
+import SubReconHTTP
 
 /// `subrecon simulator`: the fake App Store (verifyReceipt and the Server API) on its own.
 struct SimulatorCommand: AsyncParsableCommand {
@@ -54,6 +55,9 @@ struct SimulatorCommand: AsyncParsableCommand {
     @Option(help: "Server API requests per second above which the simulator answers 429 (default: no limit).")
     var apiRateLimit: Double?
 
+    @Option(help: "POST the sample accounts' notifications to this URL once started (e.g. a `subrecon notifications serve`), as Apple would; each attempt is recorded in the notification history.")
+    var notifyURL: String?
+
     @Option(help: "Signed transactions per transaction-history page (Apple: 20).")
     var historyPageSize: Int = 20
 
@@ -102,15 +106,18 @@ struct SimulatorCommand: AsyncParsableCommand {
         // One "now" for both files, so the notifications are about the very accounts in the receipts.
         let sampleNowMs = ReconciliationJob.wallClockMs()
         let samples = DemoRun.sampleSubscribers(nowMs: sampleNowMs).map(\.subscriber)
-        if writeSampleReceipts != nil || writeNotifications != nil {
+        if writeSampleReceipts != nil || writeNotifications != nil || notifyURL != nil {
             simulator.register(samples)
         }
         if let writeSampleReceipts {
             try DemoRun.sampleReceiptsCSV(nowMs: sampleNowMs).write(toFile: writeSampleReceipts, atomically: true, encoding: .utf8)
         }
-        if let writeNotifications {
+        if writeNotifications != nil || notifyURL != nil {
             // Everything since each subscription began: older than the history's 180 days too.
-            let notifications = simulator.notifications(for: samples, afterMs: 0, throughMs: sampleNowMs)
+            let notifications = simulator.notifications(
+                for: samples, afterMs: 0, throughMs: sampleNowMs, sendAttempt: notifyURL == nil ? .success : nil)
+            if let notifyURL { await Self.deliver(notifications, to: notifyURL, simulator: simulator) }
+            guard let writeNotifications else { return try await serve(simulator, port: actual) }
             do {
                 try notifications.map { $0.body + "\n" }.joined()
                     .write(toFile: writeNotifications, atomically: true, encoding: .utf8)
@@ -119,9 +126,44 @@ struct SimulatorCommand: AsyncParsableCommand {
                 throw ExitCode(73)
             }
         }
+        try await serve(simulator, port: actual)
+    }
+
+    private func serve(_ simulator: AppStoreSimulator, port actual: UInt16) async throws {
         Console.out(
             "App Store simulator on 127.0.0.1:\(actual)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n"
                 + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n")
         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
+    }
+
+    /// POSTs each notification to `url` as Apple does, and records each attempt's result in the
+    /// simulator's notification history (what `notifications backfill` then sees). One attempt
+    /// each: a receiver that refused one finds it in the history.
+    static func deliver(_ notifications: [SimulatedNotification], to url: String, simulator: AppStoreSimulator) async {
+        let client = CurlTransport(maxConnections: 4)
+        defer { client.shutdown() }
+        var answered: [Int: Int] = [:]
+        // The receiver may still be starting (it reads the root this simulator just wrote): wait
+        // up to a minute for it to answer anything at all.
+        for _ in 0..<120 {
+            if (try? await client.send(HTTPRequest(url: url, method: "GET", timeout: .seconds(2)))) != nil { break }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        for notification in notifications {
+            let result: NotificationSendAttemptResult
+            do {
+                let response = try await client.send(
+                    HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: notification.bodyBytes,
+                                timeout: .seconds(30)))
+                answered[response.status, default: 0] += 1
+                result = (200..<207).contains(response.status) ? .success : .unsuccessfulHTTPResponseCode
+            } catch {
+                answered[0, default: 0] += 1
+                result = error == .timedOut(url: url) ? .timedOut : .noResponse
+            }
+            simulator.recordSendAttempt(result, notificationUUID: notification.notificationUUID, atMs: ReconciliationJob.wallClockMs())
+        }
+        let summary = answered.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key == 0 ? "no answer" : "HTTP \($0.key)")" }
+        Console.out("delivered \(notifications.count) notification(s) to \(url): \(summary.joined(separator: ", "))\n")
     }
 }
