@@ -236,7 +236,7 @@ import Testing
         defer { Task { await world.close() } }
         let trials = store == .sqlite ? 24 : 8
         let now = world.clock.nowMs
-        var generator = SeededGenerator(seed: 0x5eed_0f_0d3e)
+        var generator = SplitMix64(seed: UInt64(0x5eed_0f_0d3e))
         var expected: StoredSubscription?
         for trial in 0...trials {
             // Same timeline for every subscriber (their ids only change their transaction ids):
@@ -286,18 +286,5 @@ import Testing
                 "SELECT COUNT(*) FROM notifications WHERE user_id = 'user-\(trial)'")
             #expect(rows == notifications.count)
         }
-    }
-}
-
-/// SplitMix64 as a `RandomNumberGenerator`: the same seed, the same orders.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

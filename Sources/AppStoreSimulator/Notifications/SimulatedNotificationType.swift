@@ -41,7 +41,7 @@ public enum SimulatedNotificationSubtype: String, Sendable, Hashable, CaseIterab
 extension SimulatedNotificationType {
     /// The subtypes Apple sends with this type (none listed: the type never has one). Get
     /// Notification History answers `4000018` for a pair outside this table.
-    var allowedSubtypes: Set<SimulatedNotificationSubtype> {
+    public var allowedSubtypes: Set<SimulatedNotificationSubtype> {
         switch self {
         case .subscribed: [.initialBuy, .resubscribe]
         case .didRenew: [.billingRecovery]

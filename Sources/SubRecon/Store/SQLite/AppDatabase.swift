@@ -136,29 +136,7 @@ public struct AppDatabase: Sendable {
             let columns = SchemaSQL.subscriptionChangesV7Columns
             try db.execute(sql: SchemaSQL.v7Notifications)
             try db.execute(sql: """
-                CREATE TABLE subscription_changes_v7 (
-                    id INTEGER PRIMARY KEY,
-                    run_id INTEGER REFERENCES runs(id) ON DELETE CASCADE,
-                    user_id TEXT NOT NULL,
-                    original_transaction_id TEXT NOT NULL,
-                    receipt_id INTEGER,
-                    change TEXT NOT NULL CHECK (change IN ('new', 'renewed', 'expired', 'refunded',
-                        'entered_grace_period', 'entered_billing_retry', 'recovered', 'product_changed',
-                        'auto_renew_changed', 'other')),
-                    old_status TEXT,
-                    new_status TEXT NOT NULL,
-                    old_product_id TEXT,
-                    new_product_id TEXT NOT NULL,
-                    old_expires_date_ms INTEGER,
-                    new_expires_date_ms INTEGER NOT NULL,
-                    old_auto_renew_status INTEGER CHECK (old_auto_renew_status IN (0, 1)),
-                    new_auto_renew_status INTEGER CHECK (new_auto_renew_status IN (0, 1)),
-                    old_auto_renew_product_id TEXT,
-                    new_auto_renew_product_id TEXT,
-                    recorded_at INTEGER NOT NULL,
-                    notification_uuid TEXT,
-                    CHECK (run_id IS NOT NULL OR notification_uuid IS NOT NULL)
-                );
+                \(SchemaSQL.v7SubscriptionChangesTable)
                 INSERT INTO subscription_changes_v7 (\(columns)) SELECT \(columns) FROM subscription_changes;
                 DROP TABLE subscription_changes;
                 ALTER TABLE subscription_changes_v7 RENAME TO subscription_changes;

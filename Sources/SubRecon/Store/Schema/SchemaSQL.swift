@@ -195,6 +195,23 @@ enum SchemaSQL {
         CREATE INDEX receipts_transaction ON receipts(transaction_id) WHERE transaction_id IS NOT NULL;
         """
 
+    /// v7's `subscription_changes` on SQLite, which cannot relax NOT NULL in place: v3's table
+    /// under a new name, `run_id` optional, and the notification's uuid for changes without a run.
+    static let v7SubscriptionChangesTable: String = {
+        let create = v3SubscriptionChanges[..<v3SubscriptionChanges.range(of: "\n);")!.upperBound]
+        return String(create)
+            .replacingOccurrences(of: "CREATE TABLE subscription_changes (", with: "CREATE TABLE subscription_changes_v7 (")
+            .replacingOccurrences(of: "run_id INTEGER NOT NULL REFERENCES", with: "run_id INTEGER REFERENCES")
+            .replacingOccurrences(
+                of: "recorded_at INTEGER NOT NULL\n);",
+                with: """
+                    recorded_at INTEGER NOT NULL,
+                        notification_uuid TEXT,
+                        CHECK (run_id IS NOT NULL OR notification_uuid IS NOT NULL)
+                    );
+                    """)
+    }()
+
     /// The columns of `subscription_changes` a notification's change fills (v7 on SQLite rebuilds
     /// the table, which cannot relax NOT NULL in place; PostgreSQL alters it).
     static let subscriptionChangesV7Columns = """
