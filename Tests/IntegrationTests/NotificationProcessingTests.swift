@@ -47,10 +47,14 @@ import Testing
         let notifications = world.simulator.notifications(for: subscriber, afterMs: start, throughMs: world.clock.nowMs)
         #expect(notifications.filter { $0.type == .didRenew }.count == 2)
         let processor = try world.notificationProcessor()
+        let end = world.clock.nowMs
         for notification in notifications {
+            // Each arrives a second after Apple signed it, as a receiver that is up sees them.
+            world.clock.set(nowMs: notification.signedDateMs + 1_000)
             let result = await processor.receive(body: notification.bodyBytes, source: .receiver)
             #expect(Self.stored(result)?.outcome == .applied, "\(result)")
         }
+        world.clock.set(nowMs: end)
 
         let after = try #require(try await world.subscriptions().first)
         #expect(after.expiresDateMs > before.expiresDateMs + 55 * Self.day)
@@ -69,6 +73,14 @@ import Testing
         #expect(after.hasSameReportedState(as: expected))
         #expect(try await world.count("SELECT COUNT(*) FROM renewals") == 7)
         #expect(try await world.count("SELECT COUNT(*) FROM subscription_changes WHERE notification_uuid IS NOT NULL") == 2)
+        // `report changes --since` shows them after the runs' changes, each with its notification.
+        let box = DataBox()
+        try await ReportExporter(store: world.store).export(
+            .changes, options: ReportOptions(sinceMs: start + 1, nowMs: world.clock.nowMs)) { box.append($0) }
+        let changes = CSVTable.parse(box.text)
+        #expect(changes.map { $0["change"] } == ["renewed", "renewed"])
+        #expect(changes.allSatisfy { $0["run_id"] == "" && $0["user_id"] == "user-a" })
+        #expect(Set(changes.compactMap { $0["notification_uuid"] }) == Set(notifications.filter { $0.type == .didRenew }.map(\.notificationUUID)))
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(world.clock.nowMs)") == 0)
         let report = try await world.report(.notifications)
         #expect(report.map { $0["outcome"] } == notifications.map { _ in "applied" })

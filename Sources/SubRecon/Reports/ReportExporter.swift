@@ -145,21 +145,30 @@ public struct ReportExporter: Sendable {
     }
 
     /// Every subscription change of one run (`--run`, default the latest), or of every run that
-    /// started in the `--since/--until` window.
+    /// started in the `--since/--until` window and every change a notification made in it (those
+    /// last, with their `notification_uuid` and no run).
     private static func changes(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         let columns = """
             SELECT c.run_id, c.user_id, c.original_transaction_id, c.change, c.old_status, c.new_status,
                    c.old_product_id, c.new_product_id, c.old_expires_date_ms, c.new_expires_date_ms,
                    c.old_auto_renew_status, c.new_auto_renew_status, c.old_auto_renew_product_id,
-                   c.new_auto_renew_product_id, c.receipt_id, c.recorded_at
+                   c.new_auto_renew_product_id, c.receipt_id, c.recorded_at, c.notification_uuid
             FROM subscription_changes c
             """
         let order = "ORDER BY c.run_id, c.user_id, c.original_transaction_id, c.id"
         let sql: String
         let arguments: [SQLArgument]
         if options.sinceMs != nil || options.untilMs != nil {
-            sql = "\(columns) JOIN runs r ON r.id = c.run_id WHERE r.started_at >= ? AND r.started_at < ? \(order)"
-            arguments = [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
+            // Runs' changes by run, then notifications' by time (both stores order alike: no NULL run_id sorts first).
+            sql = """
+                \(columns) LEFT JOIN runs r ON r.id = c.run_id
+                WHERE (r.started_at >= ? AND r.started_at < ?)
+                   OR (c.run_id IS NULL AND c.recorded_at >= ? AND c.recorded_at < ?)
+                ORDER BY CASE WHEN c.run_id IS NULL THEN 1 ELSE 0 END, c.run_id, c.recorded_at, c.user_id,
+                         c.original_transaction_id, c.id
+                """
+            let window: [SQLArgument] = [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
+            arguments = window + window
         } else {
             guard let run = try await chosenRun(db, options.runID) else { return }
             sql = "\(columns) WHERE c.run_id = ? \(order)"
@@ -173,6 +182,7 @@ public struct ReportExporter: Sendable {
                 flag(row.integer("new_auto_renew_status")), row.text("old_auto_renew_product_id"),
                 row.text("new_auto_renew_product_id"), number(row.integer("old_expires_date_ms")),
                 number(row.integer("new_expires_date_ms")), number(row.integer("receipt_id")), time(row.integer("recorded_at")),
+                row.text("notification_uuid"),
             ])
         }
     }

@@ -33,7 +33,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
             ["run_id", "user_id", "original_transaction_id", "change", "old_status", "new_status", "old_product_id",
              "new_product_id", "old_expires_at", "new_expires_at", "old_auto_renew_status", "new_auto_renew_status",
              "old_auto_renew_product_id", "new_auto_renew_product_id", "old_expires_date_ms", "new_expires_date_ms",
-             "receipt_id", "changed_at"]
+             "receipt_id", "changed_at", "notification_uuid"]
         case .expiring:
             ["user_id", "original_transaction_id", "product_id", "status", "access_ends_at", "expires_at",
              "expires_date_ms", "grace_period_expires_at", "auto_renew_status", "auto_renew_product_id",
