@@ -107,7 +107,7 @@ let package = Package(
         .executableTarget(
             name: "subrecon-bench",
             dependencies: [
-                "SubRecon", "AppStoreSimulator", "SubReconHTTP",
+                "SubRecon", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The workers benchmark makes (and drops) a database of its own on a PostgreSQL server.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
