@@ -20,10 +20,14 @@ struct CurlJob: Sendable {
 
 /// The multi handle and the thread that owns it.
 ///
-/// `@unchecked Sendable`: `shared` is behind a mutex; everything else (the multi handle, the easy
-/// handle pool, the backlog) is touched only by the loop thread, except `multi` itself, which other
-/// threads use only for `curl_multi_wakeup` (documented thread-safe) and only while holding the
-/// mutex with `stopping == false`, which guarantees the loop has not yet cleaned the handle up.
+/// The loop drives libcurl's socket interface on epoll: `curl_multi_socket_action` for the sockets
+/// epoll reports and for libcurl's own timer, never `curl_multi_perform`, which walks every
+/// transfer and polls each one's socket on every call (at zero latency that was a third of the
+/// loop thread's CPU). Other threads wake it through an eventfd.
+///
+/// `@unchecked Sendable`: `shared` is behind a mutex; everything else (the multi handle, the epoll
+/// set, the easy handle pool, the backlog) is touched only by the loop thread. Other threads only
+/// write to `wakeFD`, which stays open until the loop object is freed.
 final class CurlLoop: @unchecked Sendable {
     private struct Shared {
         var pending: [CurlJob] = []
@@ -40,6 +44,12 @@ final class CurlLoop: @unchecked Sendable {
     private let maxActive: Int
     private let maxResponseBytes: Int
     private let caFile: String?
+    /// An eventfd: a write wakes the loop from `epoll_wait` (pending jobs, or a stop).
+    private let wakeFD: Int32
+    /// The sockets libcurl asked to watch, plus `wakeFD`.
+    private let epollFD: Int32
+    /// libcurl's timer requests, written by the C timer callback (loop thread only).
+    private let timer: UnsafeMutablePointer<ccurl_timer>
 
     // Loop-thread state.
     private var allContexts: [EasyContext] = []
@@ -52,12 +62,22 @@ final class CurlLoop: @unchecked Sendable {
         self.maxActive = maxConnections
         self.maxResponseBytes = maxResponseBytes
         self.caFile = caFile
-        let multi = Self.curlInitialised ? curl_multi_init() : nil
-        self.multi = multi
-        guard let multi else {
+        wakeFD = ccurl_wakeup_eventfd()
+        epollFD = ccurl_epoll_create()
+        timer = .allocate(capacity: 1)
+        timer.initialize(to: ccurl_timer(timeout_ms: -1, generation: 0))
+        let events = wakeFD >= 0 && epollFD >= 0 && ccurl_epoll_add_input(epollFD, wakeFD) == 0
+        let multi = Self.curlInitialised && events ? curl_multi_init() : nil
+        if let multi, ccurl_multi_use_epoll(multi, epollFD, timer) != CURLM_OK {
+            curl_multi_cleanup(multi)
+            self.multi = nil
+        } else {
+            self.multi = multi
+        }
+        guard let multi = self.multi else {
             shared.withLock {
                 $0.stopping = true
-                $0.unavailable = "libcurl could not be initialised"
+                $0.unavailable = events ? "libcurl could not be initialised" : "could not set up epoll for the HTTP thread"
             }
             return
         }
@@ -67,6 +87,12 @@ final class CurlLoop: @unchecked Sendable {
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnections)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
+    }
+
+    deinit {
+        if wakeFD >= 0 { close(wakeFD) }
+        if epollFD >= 0 { close(epollFD) }
+        timer.deallocate()
     }
 
     /// Starts the loop thread; `nil` if it could not be started (requests then fail).
@@ -93,28 +119,39 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Queues a job for the loop thread, or fails it at once if the loop is gone.
     func submit(_ job: CurlJob) {
-        let rejection: HTTPTransportError? = shared.withLock { shared in
+        enum Submitted { case wakeUp, rejected(HTTPTransportError) }
+        let rejection: Submitted? = shared.withLock { shared in
             if let reason = shared.unavailable {
-                return .transportFailed(url: job.request.url, reason: reason)
+                return .rejected(.transportFailed(url: job.request.url, reason: reason))
             }
-            if shared.stopping { return .shutDown }
-            // One wakeup per batch: while `pending` is non-empty an earlier wakeup is still unconsumed
-            // (the loop empties `pending` before it polls again, and wakeups persist until polled).
+            if shared.stopping { return .rejected(.shutDown) }
+            // One wakeup per batch: while `pending` is non-empty an earlier wakeup is still unread
+            // (the loop reads the eventfd before it empties `pending`, and a write persists until read).
             let needsWakeup = shared.pending.isEmpty
             shared.pending.append(job)
-            if needsWakeup { _ = curl_multi_wakeup(multi) }
-            return nil
+            return needsWakeup ? .wakeUp : nil
         }
-        if let rejection { job.fail(rejection) }
+        switch rejection {
+        case .wakeUp: wake()  // outside the lock: the loop thread takes it too
+        case .rejected(let error): job.fail(error)
+        case nil: break
+        }
     }
 
     /// Asks the loop to stop; it fails what is outstanding and frees the handles on its way out.
     func requestStop() {
-        shared.withLock { shared in
-            guard !shared.stopping else { return }
+        let wasRunning = shared.withLock { shared in
+            guard !shared.stopping else { return false }
             shared.stopping = true
-            _ = curl_multi_wakeup(multi)
+            return true
         }
+        if wasRunning { wake() }
+    }
+
+    /// Makes the loop's next (or current) `epoll_wait` return.
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 
     // MARK: - Loop thread
@@ -130,6 +167,22 @@ final class CurlLoop: @unchecked Sendable {
 
         var incoming: [CurlJob] = []
         var running: Int32 = 0
+        let capacity = 256
+        let readyFDs = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let readyEvents = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        defer {
+            readyFDs.deallocate()
+            readyEvents.deallocate()
+        }
+        // libcurl's timer as a deadline on the monotonic clock (nil: none requested).
+        var seenGeneration = timer.pointee.generation
+        var deadlineNs: UInt64?
+        func noteTimer() {
+            guard timer.pointee.generation != seenGeneration else { return }
+            seenGeneration = timer.pointee.generation
+            let ms = timer.pointee.timeout_ms
+            deadlineNs = ms < 0 ? nil : Self.nowNs() + UInt64(ms) * 1_000_000
+        }
         while true {
             // Swap buffers so neither side allocates in the steady state.
             let stopping = shared.withLock { shared in
@@ -142,14 +195,40 @@ final class CurlLoop: @unchecked Sendable {
                 incoming.removeAll(keepingCapacity: true)
             }
             startFromBacklog(multi)
-            _ = curl_multi_perform(multi, &running)
+            noteTimer()
+            if let deadline = deadlineNs, Self.nowNs() >= deadline {
+                deadlineNs = nil
+                _ = ccurl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+                noteTimer()
+            }
             let finished = collectFinished(multi)
-            // Freed slots with work waiting: start it now rather than after the next poll.
+            // Freed slots with work waiting: start it now rather than after the next wait.
             if finished > 0 && backlogHead < backlog.count { continue }
-            // Returns on socket activity, curl's own next timeout, a wakeup, or after 1 s at worst.
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Returns on socket activity, a wakeup, curl's own next timeout, or after 1 s at worst.
+            var waitMs: Int32 = 1000
+            if let deadline = deadlineNs {
+                let now = Self.nowNs()
+                waitMs = deadline <= now ? 0 : Int32(min(1000, (deadline - now + 999_999) / 1_000_000))
+            }
+            let ready = ccurl_epoll_wait(epollFD, readyFDs, readyEvents, Int32(capacity), waitMs)
+            guard ready > 0 else { continue }
+            for index in 0..<Int(ready) {
+                let fd = readyFDs[index]
+                if fd == wakeFD {
+                    var count: UInt64 = 0
+                    _ = read(wakeFD, &count, 8)
+                } else {
+                    _ = ccurl_multi_socket_action(multi, fd, readyEvents[index], &running)
+                }
+            }
         }
         tearDown(multi)
+    }
+
+    private static func nowNs() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     private func startFromBacklog(_ multi: UnsafeMutableRawPointer) {

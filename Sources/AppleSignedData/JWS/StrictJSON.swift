@@ -110,7 +110,12 @@ struct StrictJSON {
     private mutating func skipObject(keeping kept: String? = nil) throws(JSONReadError) -> JSONValue? {
         try enterContainer()
         defer { depth -= 1 }
-        var keys: Set<String> = []
+        // Duplicates are found without making Strings while every key is plain ASCII (Apple's
+        // ~20 per payload): byte equality is then String equality. The first other key (escapes,
+        // non-ASCII: Swift compares those by canonical equivalence) or a large object moves
+        // every key into a Set<String>, exactly as before.
+        var plainKeys: [Range<Int>] = []
+        var keys: Set<String>?
         var found: JSONValue?
         skipWhitespace()
         if current == UInt8(ascii: "}") {
@@ -120,11 +125,27 @@ struct StrictJSON {
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw .malformed(offset: offset) }
-            let key = try readString()
-            guard keys.insert(key).inserted else { throw .duplicateKey(key) }
+            let isKept: Bool
+            if keys == nil, let range = skipPlainASCIIString() {
+                for previous in plainKeys where previous.count == range.count && bytes[previous].elementsEqual(bytes[range]) {
+                    throw .duplicateKey(String(decoding: bytes[range], as: UTF8.self))
+                }
+                plainKeys.append(range)
+                if plainKeys.count > Self.plainKeyLimit {
+                    keys = Set(plainKeys.map { String(decoding: bytes[$0], as: UTF8.self) })
+                }
+                isKept = kept.map { bytes[range].elementsEqual($0.utf8) } ?? false
+            } else {
+                let key = try readString()
+                var set = keys ?? Set(plainKeys.map { String(decoding: bytes[$0], as: UTF8.self) })
+                keys = nil  // one reference: the insert below must not copy the set
+                guard set.insert(key).inserted else { throw .duplicateKey(key) }
+                keys = set
+                isKept = key == kept
+            }
             skipWhitespace()
             try expect(":")
-            if key == kept {
+            if isKept {
                 found = try readValue()
             } else {
                 try skipValue()
@@ -138,6 +159,27 @@ struct StrictJSON {
             default: throw .malformed(offset: offset)
             }
         }
+    }
+
+    /// Objects with more keys than this compare them through a Set (linear, not quadratic).
+    private static let plainKeyLimit = 32
+
+    /// The reader is at a string's opening quote: when the string is plain ASCII (no escape, no
+    /// control character), moves past its closing quote and returns the range of its content;
+    /// otherwise moves nothing and returns nil (`readString` then reads or refuses it).
+    private mutating func skipPlainASCIIString() -> Range<Int>? {
+        let start = offset + 1
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                offset = end + 1
+                return start..<end
+            }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        return nil
     }
 
     /// Validates one value without building it.

@@ -63,14 +63,15 @@ final class ChainCache: Sendable {
 
     /// The chain a JWS header with exactly these bytes was validated with, if any.
     func knownHeader(_ text: ArraySlice<UInt8>) -> (chain: TrustedChain, type: String?)? {
-        text.withUnsafeBytes { wanted in
-            state.withLock { state in
-                for known in state.knownHeaders where known.text.count == wanted.count {
-                    let same = known.text.withUnsafeBytes { memcmp($0.baseAddress!, wanted.baseAddress!, wanted.count) == 0 }
-                    if same { return (known.chain, known.type) }
-                }
-                return nil
+        // The list is copied out under the lock (one retain) and compared outside it: every
+        // verifying task asks twice per answer, and ~4.7 KB compared under the lock made them queue.
+        let knownHeaders = state.withLock { $0.knownHeaders }
+        return text.withUnsafeBytes { wanted in
+            for known in knownHeaders where known.text.count == wanted.count {
+                let same = known.text.withUnsafeBytes { memcmp($0.baseAddress!, wanted.baseAddress!, wanted.count) == 0 }
+                if same { return (known.chain, known.type) }
             }
+            return nil
         }
     }
 
