@@ -52,7 +52,7 @@ struct TestPostgres: Sendable {
     }
 
     /// Opens the store (migrating it), as a command would.
-    func open(claimTimeoutSeconds: Int? = nil, retrySeconds: Int = 10) async throws -> PostgresStore {
+    func open(claimTimeoutSeconds: Int? = nil, retrySeconds: Int = 60) async throws -> PostgresStore {
         let store = try await StoreOpener.open(
             .postgres(location), environment: ["SUBRECON_DB_RETRY_SECONDS": String(retrySeconds)],
             claimTimeoutSeconds: claimTimeoutSeconds, logger: Logger(label: "test"))
