@@ -58,9 +58,13 @@ import Testing
         try await importActive(world, count: 120)
         let env = environment(world)
 
-        let doomed = try SubreconBinary.start(["run", "--claim-timeout", "2"], environment: env, folder: world.folder)
+        // One request at a time (12 s for all 120 at 100 ms), so a busy test machine still
+        // catches it mid-run.
+        let doomed = try SubreconBinary.start(
+            ["run", "--claim-timeout", "2"], environment: environment(world, ["SUBRECON_CONCURRENCY": "1"]),
+            folder: world.folder)
         // Killed mid-run: some receipts written, others claimed and in flight.
-        for _ in 0..<200 where try await world.count("SELECT COUNT(*) FROM run_items") < 10 {
+        for _ in 0..<400 where try await world.count("SELECT COUNT(*) FROM run_items") < 10 {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL") > 0)
