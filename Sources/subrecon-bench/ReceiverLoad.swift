@@ -1,5 +1,6 @@
 import Foundation
 import SubReconHTTP
+import Synchronization
 
 /// What `connections` keep-alive connections POSTing bodies back to back for a while got: every
 /// answer's latency and status (or transport error).
@@ -23,23 +24,25 @@ struct ReceiverLoad {
         let transport = CurlTransport(maxConnections: connections)
         defer { transport.shutdown() }
         let watch = Stopwatch()
+        let counter = BodyCounter()
         let deadline = ContinuousClock.now + duration
         let lanes = await withTaskGroup(of: ([Int], [String: Int], Bool).self) { group in
-            for lane in 0..<connections {
+            for _ in 0..<connections {
                 group.addTask {
                     var latencies: [Int] = []
                     var outcomes: [String: Int] = [:]
-                    var index = lane
                     var ranOut = false
                     while ContinuousClock.now < deadline {
+                        // The next body of all lanes together, so no lane runs out while another has some.
+                        var index = counter.next()
                         if sendEachOnce, index >= bodies.count {
                             ranOut = true
                             break
                         }
+                        index %= bodies.count
                         let request = HTTPRequest(
-                            url: url, headers: [("Content-Type", "application/json")], body: bodies[index % bodies.count],
+                            url: url, headers: [("Content-Type", "application/json")], body: bodies[index],
                             timeout: .seconds(30))
-                        index += connections
                         let sent = ContinuousClock.now
                         let outcome: String
                         do {
@@ -71,4 +74,11 @@ struct ReceiverLoad {
         let index = min(latenciesMicros.count - 1, Int((Double(latenciesMicros.count - 1) * fraction).rounded(.up)))
         return Double(latenciesMicros[index]) / 1000
     }
+}
+
+/// The lanes' shared position in the bodies.
+private final class BodyCounter: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func next() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
 }
