@@ -18,5 +18,13 @@ echo "bench-smoke: debug build, tiny sizes: the figures and PASS/MISS below mean
 "$bin/subrecon-bench" all --subrecon "$bin/subrecon" \
   --receipts 300 --latency-ms 20 --naive-sample 10 --memory-receipts 1000 --subscribers 100 --days 10 \
   --latency-receipts 200 --api-latency-ms 20 --rate-receipts 100 --zero-receipts 300 --workers-receipts 60
-# The notification receiver under load for a second: 2 keep-alive connections, synthetic bodies.
-"$bin/subrecon-bench" receiver --subrecon "$bin/subrecon" --connections 2 --seconds 1
+# The notification receiver under load for a second: 2 keep-alive connections, 600 signed
+# notifications (each sent once; should the load run out of them it stops early,
+# which it says), then the check that every 200 is one stored row. SQLite, and PostgreSQL when
+# scripts/test.sh started one.
+"$bin/subrecon-bench" receiver --subrecon "$bin/subrecon" --connections 2 --seconds 1 --generate 600 --subscribers 50
+if [ -n "${SUBRECON_TEST_POSTGRES_URL:-}" ]; then
+  "$bin/subrecon-bench" receiver --subrecon "$bin/subrecon" --connections 2 --seconds 1 --generate 600 --subscribers 50 --postgres
+else
+  echo "bench-smoke: receiver on PostgreSQL skipped (no SUBRECON_TEST_POSTGRES_URL)"
+fi

@@ -61,6 +61,20 @@ struct BenchPostgres: Sendable {
         ).masked
     }
 
+    /// SUBRECON_DB for a process on `location`, and SUBRECON_DB_PASSWORD_FILE: its password in a
+    /// file in `folder` (mode 0600), as in production.
+    static func processEnvironment(_ location: PostgresLocation, folder: String) throws -> [String: String] {
+        var environment = ["SUBRECON_DB": url(location)]
+        if let password = location.password {
+            let file = folder + "/db-password"
+            guard FileManager.default.createFile(
+                atPath: file, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            else { throw ChildProcess.SpawnError(description: "cannot write \(file)") }
+            environment["SUBRECON_DB_PASSWORD_FILE"] = file
+        }
+        return environment
+    }
+
     private func execute(_ sql: String) async throws {
         let client = PostgresClient(configuration: try StoreOpener.clientConfiguration(admin))
         try await withThrowingTaskGroup(of: Void.self) { group in

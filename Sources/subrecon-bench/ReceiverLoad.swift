@@ -1,5 +1,6 @@
 import Foundation
 import SubReconHTTP
+import Synchronization
 
 /// What `connections` keep-alive connections POSTing bodies back to back for a while got: every
 /// answer's latency and status (or transport error).
@@ -9,27 +10,39 @@ struct ReceiverLoad {
     /// "200", "503", "error: …", with how many times each.
     let outcomes: [String: Int]
     let seconds: Double
+    /// With `sendEachOnce`: the bodies ran out before the time was up (the load outran them).
+    let ranOut: Bool
 
     var requests: Int { latenciesMicros.count }
 
     /// One lane per connection, each sending its next body as soon as the last was answered
-    /// (closed loop), until `duration` has passed.
-    static func drive(url: String, bodies: [[UInt8]], connections: Int, duration: Duration) async -> ReceiverLoad {
+    /// (closed loop), until `duration` has passed; with `sendEachOnce`, also until every body has
+    /// been sent once (none twice: each request is then a new notification).
+    static func drive(
+        url: String, bodies: [[UInt8]], connections: Int, duration: Duration, sendEachOnce: Bool = false
+    ) async -> ReceiverLoad {
         let transport = CurlTransport(maxConnections: connections)
         defer { transport.shutdown() }
         let watch = Stopwatch()
+        let counter = BodyCounter()
         let deadline = ContinuousClock.now + duration
-        let lanes = await withTaskGroup(of: ([Int], [String: Int]).self) { group in
-            for lane in 0..<connections {
+        let lanes = await withTaskGroup(of: ([Int], [String: Int], Bool).self) { group in
+            for _ in 0..<connections {
                 group.addTask {
                     var latencies: [Int] = []
                     var outcomes: [String: Int] = [:]
-                    var index = lane
+                    var ranOut = false
                     while ContinuousClock.now < deadline {
+                        // The next body of all lanes together, so no lane runs out while another has some.
+                        var index = counter.next()
+                        if sendEachOnce, index >= bodies.count {
+                            ranOut = true
+                            break
+                        }
+                        index %= bodies.count
                         let request = HTTPRequest(
-                            url: url, headers: [("Content-Type", "application/json")], body: bodies[index % bodies.count],
+                            url: url, headers: [("Content-Type", "application/json")], body: bodies[index],
                             timeout: .seconds(30))
-                        index += connections
                         let sent = ContinuousClock.now
                         let outcome: String
                         do {
@@ -41,10 +54,10 @@ struct ReceiverLoad {
                         latencies.append(Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
                         outcomes[outcome, default: 0] += 1
                     }
-                    return (latencies, outcomes)
+                    return (latencies, outcomes, ranOut)
                 }
             }
-            var all: [([Int], [String: Int])] = []
+            var all: [([Int], [String: Int], Bool)] = []
             for await lane in group { all.append(lane) }
             return all
         }
@@ -52,7 +65,7 @@ struct ReceiverLoad {
         return ReceiverLoad(
             latenciesMicros: lanes.flatMap(\.0).sorted(),
             outcomes: lanes.reduce(into: [:]) { total, lane in total.merge(lane.1, uniquingKeysWith: +) },
-            seconds: seconds)
+            seconds: seconds, ranOut: lanes.contains { $0.2 })
     }
 
     /// The latency below which `fraction` of the answers came, in milliseconds.
@@ -61,4 +74,11 @@ struct ReceiverLoad {
         let index = min(latenciesMicros.count - 1, Int((Double(latenciesMicros.count - 1) * fraction).rounded(.up)))
         return Double(latenciesMicros[index]) / 1000
     }
+}
+
+/// The lanes' shared position in the bodies.
+private final class BodyCounter: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func next() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue }
 }

@@ -6,12 +6,15 @@ struct ReceiverProcess {
     let process: ChildProcess
     let url: String
 
-    /// Starts it with `arguments` after `--port 0` and waits for the URL it prints.
-    static func start(subrecon: String, arguments: [String], folder: String) throws -> ReceiverProcess {
+    /// Starts it with `arguments` after `--port 0` and `settings` (SUBRECON_*) added to the
+    /// benchmark's environment, and waits for the URL it prints.
+    static func start(
+        subrecon: String, arguments: [String], settings: [String: String] = [:], folder: String
+    ) throws -> ReceiverProcess {
         let stdoutPath = folder + "/receiver.out"
         let process = try ChildProcess.spawn(
             executable: subrecon, arguments: ["notifications", "serve", "--port", "0"] + arguments,
-            environment: ChildEnvironment.base(), stdoutPath: stdoutPath, stderrPath: folder + "/receiver.err")
+            environment: ChildEnvironment.base().merging(settings) { $1 }, stdoutPath: stdoutPath, stderrPath: folder + "/receiver.err")
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""

@@ -113,14 +113,7 @@ struct WorkersBenchmark {
 
         // 3. The workers, started together; the password goes in a file, as in production.
         var environment = setup.workerEnvironment(rate: c.workerRate)
-        environment["SUBRECON_DB"] = BenchPostgres.url(database)
-        if let password = database.password {
-            let file = folder + "/db-password"
-            guard FileManager.default.createFile(
-                atPath: file, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
-            else { throw ChildProcess.SpawnError(description: "cannot write \(file)") }
-            environment["SUBRECON_DB_PASSWORD_FILE"] = file
-        }
+        environment.merge(try BenchPostgres.processEnvironment(database, folder: folder)) { $1 }
         let wall = Stopwatch()
         var processes: [ChildProcess] = []
         for number in 1...c.workers {
