@@ -98,7 +98,10 @@ struct PostgresUpdateWriter {
         try await execute(UpdateReceipts.self, receipts)
         // The batch's receipts are done with: their claims end with the write (also those whose
         // answer was discarded, which stay due for the next run).
-        _ = try await connection.execute(ReleaseWrittenClaims(ids: receiptIDs, worker: worker), logger: PostgresStore.quiet)
+        // (A notification's write claims nothing: no round trip for it.)
+        if !receiptIDs.isEmpty {
+            _ = try await connection.execute(ReleaseWrittenClaims(ids: receiptIDs, worker: worker), logger: PostgresStore.quiet)
+        }
         try await execute(InsertReceiptVersions.self, versions)
         try await execute(UpsertRunItems.self, runItems)
         try await execute(InsertSubscriptionChanges.self, changes)
