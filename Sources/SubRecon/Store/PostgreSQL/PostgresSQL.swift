@@ -4,6 +4,11 @@ import PostgresNIO
 /// spliced into the text.
 enum PostgresSQL {
     static func query(_ sql: String, _ arguments: [SQLArgument]) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: numbered(sql), binds: bindings(arguments))
+    }
+
+    /// `sql` with its `?` placeholders numbered `$1, $2, …`.
+    static func numbered(_ sql: String) -> String {
         var text = ""
         text.reserveCapacity(sql.utf8.count + 8)
         var number = 0
@@ -15,6 +20,10 @@ enum PostgresSQL {
                 text.append(character)
             }
         }
+        return text
+    }
+
+    static func bindings(_ arguments: [SQLArgument]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {
@@ -23,7 +32,7 @@ enum PostgresSQL {
             case .null: bindings.appendNull()
             }
         }
-        return PostgresQuery(unsafeSQL: text, binds: bindings)
+        return bindings
     }
 }
 

@@ -9,25 +9,30 @@ extension PostgresStore {
         return try await withTransaction("storing a notification") { connection in
             // Two deliveries of one notification (Apple retrying while the first is being
             // written, or a backfill beside the receiver) take turns on its uuid.
-            try await connection.run(
-                "SELECT pg_advisory_xact_lock(hashtextextended(?, 1))", [.text(notification.uuid)])
-            let existing = try await connection.all(NotificationSQL.existing, [.text(notification.uuid)]) { row in
-                (try row["outcome"].decode(String.self), try row["user_id"].decode(String?.self))
-            }.first
+            // (Not one statement with the check below: that one's snapshot must come after the lock.)
+            _ = try await connection.execute(LockNotification(arguments: [.text(notification.uuid)]), logger: Self.quiet)
+            var existing: (String, String?)? = nil
+            for try await row in try await connection.execute(
+                ExistingNotification(arguments: [.text(notification.uuid)]), logger: Self.quiet)
+            {
+                if existing == nil { existing = row }
+            }
             if let existing {
                 let stored = NotificationOutcome(rawValue: existing.0) ?? .applied
                 if countsAsDelivery {
-                    try await connection.run(
-                        NotificationSQL.countDelivery, [.integer(notification.receivedAtMs), .text(notification.uuid)])
+                    _ = try await connection.execute(
+                        CountNotificationDelivery(arguments: [.integer(notification.receivedAtMs), .text(notification.uuid)]),
+                        logger: Self.quiet)
                 }
                 guard stored == .unmatched, case .apply(let keys, let decide) = plan,
                     let applied = try await Self.apply(
                         notification, periodKeys: keys, decide: decide, worker: worker, connection)
                 else { return NotificationStoreResult(outcome: stored, duplicate: true, userID: existing.1) }
-                try await connection.run(
-                    NotificationSQL.link,
-                    [.text(applied.userID), .integer(applied.receiptID), .text(applied.outcome.outcome.rawValue),
-                     .text(notification.uuid)])
+                _ = try await connection.execute(
+                    LinkNotification(arguments: [
+                        .text(applied.userID), .integer(applied.receiptID), .text(applied.outcome.outcome.rawValue),
+                        .text(notification.uuid),
+                    ]), logger: Self.quiet)
                 return NotificationStoreResult(
                     outcome: applied.outcome.outcome, duplicate: true, userID: applied.userID, changes: applied.outcome.changes)
             }
@@ -48,9 +53,10 @@ extension PostgresStore {
                     outcome = .unmatched
                 }
             }
-            try await connection.run(
-                NotificationSQL.insert,
-                NotificationSQL.insertArguments(notification, userID: userID, receiptID: receiptID, outcome: outcome))
+            _ = try await connection.execute(
+                InsertNotification(
+                    arguments: NotificationSQL.insertArguments(
+                        notification, userID: userID, receiptID: receiptID, outcome: outcome)), logger: Self.quiet)
             return NotificationStoreResult(outcome: outcome, duplicate: false, userID: userID, changes: changes)
         }
     }
@@ -70,18 +76,14 @@ extension PostgresStore {
         decide: @escaping @Sendable (ReceiptSnapshot) -> ReceiptUpdate, worker: String, _ connection: PostgresConnection
     ) async throws -> (userID: String, receiptID: Int64, outcome: NotificationApplyResult)? {
         guard let otid = notification.originalTransactionID else { return nil }
-        func targets(_ sql: String, _ arguments: [SQLArgument]) async throws -> [(Int64, String)] {
-            try await connection.all(sql, arguments) { row in
-                (try row["receipt_id"].decode(Int64.self), try row["user_id"].decode(String.self))
-            }
-        }
-        var found = try await targets(NotificationSQL.receiptsBySubscription, [.text(otid)])
-        if found.isEmpty {
-            found = try await targets(
-                NotificationSQL.receiptsByTransaction, [.text(otid), .text(notification.transactionID ?? otid)])
+        // The receipts, found and their users locked in one round trip.
+        var found: [(Int64, String)] = []
+        for try await row in try await connection.execute(
+            LockNotificationTargets(arguments: [.text(otid), .text(notification.transactionID ?? otid)]), logger: quiet)
+        {
+            found.append(row)
         }
         guard let first = found.first else { return nil }
-        _ = try await connection.execute(LockUsers(users: found.map(\.1)), logger: quiet)
         let batch = found.map { receiptID, userID in
             ReceiptReconciliation(
                 receipt: ReceiptToVerify(id: receiptID, userID: userID, receiptData: "", environment: nil),

@@ -127,11 +127,16 @@ struct ReleaseWrittenClaims: PostgresPreparedStatement {
 /// Writers of the same users take turns (see `PostgresStore.reconcile`).
 struct LockUsers: PostgresPreparedStatement {
     typealias Row = ()
-    static let sql = """
+    static let sql = locking(usersIn: "unnest($1::text[]) AS u(user_id)")
+
+    /// Locks the users (`user_id`) of `source`, in key order, so two writers never deadlock.
+    static func locking(usersIn source: String) -> String {
+        """
         SELECT pg_advisory_xact_lock(key) FROM (
-            SELECT DISTINCT hashtextextended(user_id, 0) AS key FROM unnest($1::text[]) AS u(user_id)
+            SELECT DISTINCT hashtextextended(user_id, 0) AS key FROM \(source)
             ORDER BY key) AS keys
         """
+    }
     let users: [String]
 
     func makeBindings() throws -> PostgresBindings {
