@@ -17,6 +17,8 @@ public struct NotificationProcessor: NotificationIntake {
     let reconciler: ReceiptReconciler
     let clock: @Sendable () -> Int64
     let logger: Logger
+    /// Notifications arriving together (the receiver's concurrent requests) share a transaction.
+    let writes: NotificationWriteQueue
 
     public init(
         store: any SubscriptionStore, settings: NotificationSettings, reconciler: ReceiptReconciler,
@@ -27,6 +29,7 @@ public struct NotificationProcessor: NotificationIntake {
         self.reconciler = reconciler
         self.clock = clock
         self.logger = logger
+        writes = NotificationWriteQueue(store: store)
     }
 
     public func receive(body: [UInt8], source: NotificationSource) async -> NotificationIntakeResult {
@@ -52,23 +55,16 @@ public struct NotificationProcessor: NotificationIntake {
 
     /// Verifies, stores and applies one signed payload.
     func process(signedPayload: String, source: NotificationSource, countsAsDelivery: Bool) async -> NotificationIntakeResult {
-        let verified: VerifiedNotification
+        let write: NotificationWrite
         do {
-            verified = try await verify(signedPayload)
+            write = try await prepare(signedPayload: signedPayload, source: source, countsAsDelivery: countsAsDelivery)
         } catch {
             logger.warning("notification refused", metadata: ["notification.refusal": "\(error.refusal.rawValue)", "reason": "\(error.message)"])
             return .refused(error.refusal, message: error.message)
         }
-        let nowMs = clock()
-        let record = StoredNotification(
-            uuid: verified.payload.notificationUUID, type: verified.payload.notificationType,
-            subtype: verified.payload.subtype, environment: verified.environment,
-            signedDateMs: verified.payload.signedDate, originalTransactionID: verified.transaction?.originalTransactionId,
-            transactionID: verified.transaction?.transactionId, source: source, receivedAtMs: nowMs,
-            signedPayload: signedPayload)
-        do {
-            let result = try await store.storeNotification(
-                record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery, nowMs: nowMs)
+        let record = write.notification
+        switch await writes.store(write) {
+        case .success(let result):
             logger.info(
                 "notification stored",
                 metadata: [
@@ -78,7 +74,7 @@ public struct NotificationProcessor: NotificationIntake {
                 ])
             return .stored(
                 uuid: record.uuid, outcome: result.outcome, duplicate: result.duplicate, signedDateMs: record.signedDateMs)
-        } catch {
+        case .failure(let error):
             logger.error("notification not stored: \(error)", metadata: ["notification.uuid": "\(record.uuid)"])
             return .unavailable(message: error.description)
         }
@@ -101,6 +97,21 @@ public struct NotificationProcessor: NotificationIntake {
                 }
             }
         }
+    }
+
+    /// The verified notification as the store keeps it, and what the store should do with it.
+    func prepare(signedPayload: String, source: NotificationSource, countsAsDelivery: Bool)
+        async throws(SignedItemVerifier.Problem) -> NotificationWrite
+    {
+        let verified = try await verify(signedPayload)
+        let nowMs = clock()
+        let record = StoredNotification(
+            uuid: verified.payload.notificationUUID, type: verified.payload.notificationType,
+            subtype: verified.payload.subtype, environment: verified.environment,
+            signedDateMs: verified.payload.signedDate, originalTransactionID: verified.transaction?.originalTransactionId,
+            transactionID: verified.transaction?.transactionId, source: source, receivedAtMs: nowMs,
+            signedPayload: signedPayload)
+        return NotificationWrite(notification: record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery)
     }
 
     // MARK: - Verification

@@ -74,11 +74,12 @@ public protocol SubscriptionStore: Sendable {
     func heartbeat(runID: Int64, nowMs: Int64) async throws(StoreError)
     /// The user's subscriptions, ordered by original_transaction_id.
     func subscriptions(ofUser userID: String) async throws(StoreError) -> [StoredSubscription]
-    /// Stores a verified notification and carries out `plan`, in one transaction. A uuid stored
-    /// before changes nothing but its delivery count (`countsAsDelivery`), unless it is still
-    /// unmatched and a receipt now knows its transaction: it is then linked and applied.
-    func storeNotification(_ notification: StoredNotification, plan: NotificationPlan, countsAsDelivery: Bool, nowMs: Int64)
-        async throws(StoreError) -> NotificationStoreResult
+    /// Stores verified notifications and carries out their plans, in one transaction, in order: the
+    /// result is what storing them one after another would give (a later one sees the earlier
+    /// ones' writes; the same uuid twice is a duplicate the second time), one result per write.
+    /// A uuid stored before changes nothing but its delivery count (`countsAsDelivery`), unless it
+    /// is still unmatched and a receipt now knows its transaction: it is then linked and applied.
+    func storeNotifications(_ writes: [NotificationWrite]) async throws(StoreError) -> [NotificationStoreResult]
     /// Unmatched notifications that some stored receipt now knows, oldest `signedDate` first.
     func linkableNotifications(limit: Int) async throws(StoreError) -> [LinkableNotification]
 }

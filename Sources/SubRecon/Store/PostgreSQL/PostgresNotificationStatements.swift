@@ -1,81 +1,150 @@
 import PostgresNIO
 
-/// A notification's statements, prepared once per connection like the writer's (postgres-nio
-/// names them and prepares each on first use): the receiver's hot path is parsed and planned
-/// once per connection, not per notification. The SQL is `NotificationSQL`'s (shared with
-/// SQLite), numbered; the arguments are bound as `PostgresSQL.query` binds them.
-protocol NotificationStatement: PostgresPreparedStatement {
-    var arguments: [SQLArgument] { get }
-}
+// A batch of notifications' statements (`PostgresNotificationBatch`), prepared once per connection
+// like the writer's (postgres-nio names them and prepares each on first use). Each covers the
+// whole batch through array parameters, so a batch costs the same round trips as one notification.
 
-extension NotificationStatement {
-    func makeBindings() throws -> PostgresBindings { PostgresSQL.bindings(arguments) }
-}
+/// Deliveries of one uuid take turns: a transaction-level lock per uuid, taken in key order (and
+/// before any user's lock), so two batches never deadlock.
+struct LockNotifications: PostgresPreparedStatement {
+    typealias Row = ()
+    static let sql = """
+        SELECT pg_advisory_xact_lock(key) FROM (
+            SELECT DISTINCT hashtextextended(uuid, 1) AS key FROM unnest($1::text[]) AS u(uuid)
+            ORDER BY key) AS keys
+        """
+    let uuids: [String]
 
-extension NotificationStatement where Row == () {
+    func makeBindings() throws -> PostgresBindings { try PostgresSQL.bindings(uuids) }
+
     func decodeRow(_ row: PostgresRow) throws {}
 }
 
-/// Two deliveries of one notification take turns on its uuid (a transaction-level lock).
-struct LockNotification: NotificationStatement {
-    typealias Row = ()
-    static let sql = PostgresSQL.numbered("SELECT pg_advisory_xact_lock(hashtextextended(?, 1))")
-    let arguments: [SQLArgument]
-}
-
-/// The stored row of a notification's uuid: its outcome and user.
-struct ExistingNotification: NotificationStatement {
-    typealias Row = (String, String?)
-    static let sql = PostgresSQL.numbered(NotificationSQL.existing)
-    let arguments: [SQLArgument]
-
-    func decodeRow(_ row: PostgresRow) throws -> Row {
-        let row = row.makeRandomAccess()
-        return (try row["outcome"].decode(String.self), try row["user_id"].decode(String?.self))
-    }
-}
-
-struct CountNotificationDelivery: NotificationStatement {
-    typealias Row = ()
-    static let sql = PostgresSQL.numbered(NotificationSQL.countDelivery)
-    let arguments: [SQLArgument]
-}
-
-struct InsertNotification: NotificationStatement {
-    typealias Row = ()
-    static let sql = PostgresSQL.numbered(NotificationSQL.insert)
-    let arguments: [SQLArgument]
-}
-
-struct LinkNotification: NotificationStatement {
-    typealias Row = ()
-    static let sql = PostgresSQL.numbered(NotificationSQL.link)
-    let arguments: [SQLArgument]
-}
-
-/// A notification's receipts (`NotificationSQL.receiptsBySubscription`, else
-/// `receiptsByTransaction`), ordered by user, with their users locked as `LockUsers` locks them
-/// (in key order), in one statement. As with the lookups followed by `LockUsers`, the receipts
-/// are found in a snapshot taken before waiting on the locks; what is stored for them is read
-/// after (`StoredBatchState.read`). Arguments: the original transaction id, the transaction id
-/// (or the original again).
-struct LockNotificationTargets: NotificationStatement {
-    typealias Row = (Int64, String)
-    // Both lookups number their own placeholders: $1 the original transaction id, $2 the transaction id.
+/// In one statement: the stored rows of the batch's uuids (outcome and user), and the receipts of
+/// each notification that may apply (`NotificationSQL.receiptsBySubscription`, else
+/// `receiptsByTransaction`), with all their users locked as `LockUsers` locks them (in key order).
+/// A statement of its own after `LockNotifications`: under READ COMMITTED a statement that locked
+/// and read would read before it waited. As with the lookups followed by `LockUsers`, the
+/// receipts are found in a snapshot taken before waiting on the users' locks; what is stored for
+/// them is read after (`StoredBatchState.read`). Parameters: the uuids; the positions in the batch
+/// of the notifications that may apply, their original transaction ids, their transaction ids (or
+/// the original again).
+struct ReadNotificationsLockingTargets: PostgresPreparedStatement {
+    /// `stored`: uuid, outcome, user; `target`: position, receipt, user.
+    typealias Row = (kind: String, uuid: String?, outcome: String?, position: Int64?, receiptID: Int64?, userID: String?)
     static let sql = """
-        WITH by_subscription AS MATERIALIZED (\(PostgresSQL.numbered(NotificationSQL.receiptsBySubscription))),
+        WITH wanted AS MATERIALIZED (
+            SELECT * FROM unnest($2::bigint[], $3::text[], $4::text[]) AS w(position, otid, tid)),
+        by_subscription AS MATERIALIZED (
+            SELECT w.position, s.receipt_id, s.user_id FROM wanted w
+            JOIN subscriptions s ON s.original_transaction_id = w.otid AND s.receipt_id IS NOT NULL),
+        by_transaction AS MATERIALIZED (
+            SELECT w.position, MIN(r.id) AS receipt_id, r.user_id FROM wanted w
+            JOIN receipts r ON r.transaction_id IN (w.otid, w.tid)
+            WHERE NOT EXISTS (SELECT 1 FROM by_subscription b WHERE b.position = w.position)
+            GROUP BY w.position, r.user_id),
         found AS MATERIALIZED (
-            SELECT receipt_id, user_id FROM by_subscription
+            SELECT position, receipt_id, user_id FROM by_subscription
             UNION ALL
-            SELECT receipt_id, user_id FROM (\(PostgresSQL.numbered(NotificationSQL.receiptsByTransaction))) AS t
-            WHERE NOT EXISTS (SELECT 1 FROM by_subscription)),
+            SELECT position, receipt_id, user_id FROM by_transaction),
         locks AS MATERIALIZED (\(LockUsers.locking(usersIn: "found")))
-        SELECT receipt_id, user_id FROM found WHERE (SELECT count(*) FROM locks) >= 0 ORDER BY user_id
+        SELECT 'stored' AS kind, notification_uuid, outcome, NULL::bigint AS position, NULL::bigint AS receipt_id, user_id
+        FROM notifications WHERE notification_uuid = ANY($1::text[])
+        UNION ALL
+        SELECT 'target', NULL, NULL, position, receipt_id, user_id FROM found WHERE (SELECT count(*) FROM locks) >= 0
+        ORDER BY 1, 4, 6
         """
-    let arguments: [SQLArgument]
+    let uuids: [String]
+    let positions: [Int64]
+    let originalTransactionIDs: [String]
+    let transactionIDs: [String]
+
+    func makeBindings() throws -> PostgresBindings {
+        try PostgresSQL.bindings(uuids, positions, originalTransactionIDs, transactionIDs)
+    }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let row = row.makeRandomAccess()
-        return (try row["receipt_id"].decode(Int64.self), try row["user_id"].decode(String.self))
+        let (kind, uuid, outcome, position, receiptID, userID) = try row.decode(
+            (String, String?, String?, Int64?, Int64?, String?).self)
+        return (kind, uuid, outcome, position, receiptID, userID)
     }
+}
+
+/// A batch's rows for every table they touch that no other of them reads, in one statement of
+/// data-modifying CTEs (each runs once, to completion, on the statement's snapshot): subscriptions,
+/// new renewal records, receipts, changes and the new notification rows. Cancellations of renewal
+/// records follow in a statement of their own, since one may fill a record this one inserts.
+struct WriteNotificationRows: PostgresPreparedStatement {
+    typealias Row = ()
+    static let parts = [
+        InsertSubscriptions.sql, InsertRenewals.sql, UpdateReceipts.sql, InsertSubscriptionChanges.sql,
+        InsertNotifications.sql,
+    ]
+    static let sql =
+        "WITH "
+        + parts.enumerated().map { index, part in
+            "written_\(index) AS (\(part.replacingOccurrences(of: "$1::jsonb", with: "$\(index + 1)::jsonb")))"
+        }.joined(separator: ",\n") + "\nSELECT 1 WHERE false"
+    let subscriptions: JSONRecords
+    let renewals: JSONRecords
+    let receipts: JSONRecords
+    let changes: JSONRecords
+    let notifications: JSONRecords
+
+    func makeBindings() throws -> PostgresBindings {
+        try PostgresSQL.bindings(subscriptions.json, renewals.json, receipts.json, changes.json, notifications.json)
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+
+/// New notification rows (`NotificationSQL.insertArguments`' values, one JSON record each).
+struct InsertNotifications: JSONBatchStatement {
+    static let columns = [
+        "notification_uuid", "notification_type", "subtype", "environment", "signed_date", "original_transaction_id",
+        "transaction_id", "user_id", "receipt_id", "outcome", "source", "received_at", "last_received_at",
+        "signed_payload",
+    ]
+    static let sql = """
+        INSERT INTO notifications (\(columns.joined(separator: ", ")), deliveries)
+        SELECT \(columns.joined(separator: ", ")), 1
+        FROM jsonb_to_recordset($1::jsonb) AS x(\(JSONRecords.recordType(columns)))
+        """
+    let json: String
+}
+
+/// More deliveries of stored uuids: how many, and when the last arrived.
+struct CountNotificationDeliveries: PostgresPreparedStatement {
+    typealias Row = ()
+    static let sql = """
+        UPDATE notifications SET deliveries = deliveries + x.count, last_received_at = x.received_at
+        FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS x(uuid, count, received_at)
+        WHERE notification_uuid = x.uuid
+        """
+    let uuids: [String]
+    let counts: [Int64]
+    let receivedAt: [Int64]
+
+    func makeBindings() throws -> PostgresBindings { try PostgresSQL.bindings(uuids, counts, receivedAt) }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+
+/// Unmatched notifications that found their receipt (`NotificationSQL.link` for the batch).
+struct LinkNotifications: PostgresPreparedStatement {
+    typealias Row = ()
+    static let sql = """
+        UPDATE notifications SET user_id = x.user_id, receipt_id = x.receipt_id, outcome = x.outcome,
+            signed_payload = NULL
+        FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS x(uuid, user_id, receipt_id, outcome)
+        WHERE notification_uuid = x.uuid
+        """
+    let uuids: [String]
+    let userIDs: [String]
+    let receiptIDs: [Int64]
+    let outcomes: [String]
+
+    func makeBindings() throws -> PostgresBindings { try PostgresSQL.bindings(uuids, userIDs, receiptIDs, outcomes) }
+
+    func decodeRow(_ row: PostgresRow) throws {}
 }

@@ -23,6 +23,13 @@ enum PostgresSQL {
         return text
     }
 
+    /// A prepared statement's parameters, in order (arrays bind as PostgreSQL arrays).
+    static func bindings(_ values: any PostgresThrowingDynamicTypeEncodable...) throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { try bindings.append(value) }
+        return bindings
+    }
+
     static func bindings(_ arguments: [SQLArgument]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
@@ -76,6 +83,6 @@ struct JSONRecords {
         "first_seen_at", "updated_at", "purchase_date_ms", "is_trial_period", "is_in_intro_offer_period",
         "first_seen_run_id", "next_due_at", "last_attempt_at", "last_apple_status", "consecutive_failures",
         "run_id", "apple_status", "old_expires_date_ms", "new_expires_date_ms", "recorded_at",
-        "old_auto_renew_status", "new_auto_renew_status",
+        "old_auto_renew_status", "new_auto_renew_status", "signed_date", "received_at", "last_received_at",
     ]
 }

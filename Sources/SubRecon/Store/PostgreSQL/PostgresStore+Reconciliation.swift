@@ -31,8 +31,8 @@ extension PostgresStore {
     }
 }
 
-/// What the store holds for one batch's receipts, read in three queries and kept up to date as
-/// each receipt's update is decided.
+/// What the store holds for one batch's receipts, read in three prepared statements (parsed and
+/// planned once per connection) and kept up to date as each receipt's update is decided.
 struct StoredBatchState {
     var receipts: [Int64: (userID: String, environment: ReceiptEnvironment?, failures: Int, data: String?)] = [:]
     var subscriptions: [String: [String: StoredSubscription]] = [:]
@@ -40,20 +40,15 @@ struct StoredBatchState {
 
     static func read(_ batch: [ReceiptReconciliation], _ connection: PostgresConnection) async throws -> StoredBatchState {
         var state = StoredBatchState()
-        let ids = batch.map(\.receipt.id)
         let users = Array(Set(batch.map(\.receipt.userID)))
-        for try await row in try await connection.query(
-            "SELECT id, user_id, environment, consecutive_failures, receipt_data FROM receipts WHERE id = ANY(\(ids)::bigint[])",
-            logger: PostgresStore.quiet)
+        for try await (id, userID, environment, failures, data) in try await connection.execute(
+            ReadBatchReceipts(ids: batch.map(\.receipt.id)), logger: PostgresStore.quiet)
         {
-            let (id, userID, environment, failures, data) = try row.decode((Int64, String, String?, Int64, String?).self)
             state.receipts[id] = (userID, environment.flatMap(ReceiptEnvironment.init(rawValue:)), Int(failures), data)
         }
-        for try await row in try await connection.query(
-            "SELECT \(unescaped: StoredSubscription.selectedColumns) FROM subscriptions WHERE user_id = ANY(\(users)::text[])",
-            logger: PostgresStore.quiet)
+        for try await subscription in try await connection.execute(
+            ReadBatchSubscriptions(users: users), logger: PostgresStore.quiet)
         {
-            let subscription = try StoredSubscription(postgresRow: row.makeRandomAccess())
             state.subscriptions[subscription.userID, default: [:]][subscription.originalTransactionID] = subscription
         }
         var keyUsers: [String] = []
@@ -65,13 +60,9 @@ struct StoredBatchState {
             }
         }
         if !keys.isEmpty {
-            for try await row in try await connection.query(
-                """
-                SELECT \(unescaped: RenewalRecord.selectedColumns) FROM renewals
-                WHERE (user_id, period_key) IN (SELECT u, k FROM unnest(\(keyUsers)::text[], \(keys)::text[]) AS t(u, k))
-                """, logger: PostgresStore.quiet)
+            for try await renewal in try await connection.execute(
+                ReadBatchRenewals(users: keyUsers, keys: keys), logger: PostgresStore.quiet)
             {
-                let renewal = try RenewalRecord(postgresRow: row.makeRandomAccess())
                 state.renewals[renewal.userID, default: [:]][renewal.periodKey] = renewal
             }
         }
@@ -160,4 +151,41 @@ extension RenewalRecord {
             firstSeenRunID: try row["first_seen_run_id"].decode(Int64?.self),
             firstSeenAt: try row["first_seen_at"].decode(Int64.self))
     }
+}
+
+/// The batch's receipts: user, environment, failures so far, data.
+struct ReadBatchReceipts: PostgresPreparedStatement {
+    typealias Row = (Int64, String, String?, Int64, String?)
+    static let sql = "SELECT id, user_id, environment, consecutive_failures, receipt_data FROM receipts WHERE id = ANY($1::bigint[])"
+    let ids: [Int64]
+
+    func makeBindings() throws -> PostgresBindings { try PostgresSQL.bindings(ids) }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// Every subscription of the batch's users.
+struct ReadBatchSubscriptions: PostgresPreparedStatement {
+    typealias Row = StoredSubscription
+    static let sql = "SELECT \(StoredSubscription.selectedColumns) FROM subscriptions WHERE user_id = ANY($1::text[])"
+    let users: [String]
+
+    func makeBindings() throws -> PostgresBindings { try PostgresSQL.bindings(users) }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try StoredSubscription(postgresRow: row.makeRandomAccess()) }
+}
+
+/// The stored renewal records of the periods the batch's answers name, as (user, period key) pairs.
+struct ReadBatchRenewals: PostgresPreparedStatement {
+    typealias Row = RenewalRecord
+    static let sql = """
+        SELECT \(RenewalRecord.selectedColumns) FROM renewals
+        WHERE (user_id, period_key) IN (SELECT u, k FROM unnest($1::text[], $2::text[]) AS t(u, k))
+        """
+    let users: [String]
+    let keys: [String]
+
+    func makeBindings() throws -> PostgresBindings { try PostgresSQL.bindings(users, keys) }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try RenewalRecord(postgresRow: row.makeRandomAccess()) }
 }

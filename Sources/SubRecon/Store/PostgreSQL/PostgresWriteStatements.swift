@@ -75,6 +75,9 @@ struct UpdateReceipts: JSONBatchStatement {
         FROM jsonb_to_recordset($1::jsonb) AS x(\(JSONRecords.recordType(columns)))
         WHERE receipts.id = x.id
         """
+    /// Positions in `columns` of the values a NULL leaves as stored (the `COALESCE`s above).
+    static let coalescedColumns = ["receipt_data", "environment", "last_verified_at", "history_revision", "receipt_sha256"]
+        .compactMap { columns.firstIndex(of: $0) }
     let json: String
 }
 

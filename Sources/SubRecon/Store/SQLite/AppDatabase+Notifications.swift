@@ -1,50 +1,55 @@
 import GRDB
 
 extension AppDatabase {
-    public func storeNotification(
-        _ notification: StoredNotification, plan: NotificationPlan, countsAsDelivery: Bool, nowMs: Int64
-    ) async throws(StoreError) -> NotificationStoreResult {
-        // One transaction: the notification row, and every subscription, renewal record, receipt
-        // row and change it causes, are all in or all out.
-        try await write("storing a notification") { db in
-            if let row = try Row.fetchOne(db, sql: NotificationSQL.existing, arguments: [notification.uuid]) {
-                let stored = NotificationOutcome(rawValue: row["outcome"] as String) ?? .applied
-                if countsAsDelivery {
-                    try db.execute(sql: NotificationSQL.countDelivery, arguments: [notification.receivedAtMs, notification.uuid])
-                }
-                // A notification still waiting for its receipt is tried again (a retry, a backfill,
-                // or the linking after an import).
-                guard stored == .unmatched, case .apply(let keys, let decide) = plan,
-                    let applied = try Self.apply(notification, periodKeys: keys, decide: decide, db: db)
-                else { return NotificationStoreResult(outcome: stored, duplicate: true, userID: row["user_id"]) }
-                try db.execute(
-                    sql: NotificationSQL.link,
-                    arguments: [applied.userID, applied.receiptID, applied.outcome.outcome.rawValue, notification.uuid])
-                return NotificationStoreResult(
-                    outcome: applied.outcome.outcome, duplicate: true, userID: applied.userID, changes: applied.outcome.changes)
-            }
-            var outcome: NotificationOutcome
-            var userID: String? = nil
-            var receiptID: Int64? = nil
-            var changes = 0
-            switch plan {
-            case .record(let fixed):
-                outcome = fixed
-            case .apply(let keys, let decide):
-                if let applied = try Self.apply(notification, periodKeys: keys, decide: decide, db: db) {
-                    (outcome, changes) = (applied.outcome.outcome, applied.outcome.changes)
-                    (userID, receiptID) = (applied.userID, applied.receiptID)
-                } else {
-                    outcome = .unmatched
-                }
-            }
-            try db.execute(
-                sql: NotificationSQL.insert,
-                arguments: StatementArguments(
-                    NotificationSQL.insertArguments(notification, userID: userID, receiptID: receiptID, outcome: outcome)
-                        .map(\.databaseValue)))
-            return NotificationStoreResult(outcome: outcome, duplicate: false, userID: userID, changes: changes)
+    public func storeNotifications(_ writes: [NotificationWrite]) async throws(StoreError) -> [NotificationStoreResult] {
+        // One transaction: each notification row, and every subscription, renewal record, receipt
+        // row and change it causes, are all in or all out. In order: a later one sees the earlier
+        // ones' rows.
+        try await write(writes.count == 1 ? "storing a notification" : "storing \(writes.count) notifications") { db in
+            try writes.map { try Self.store($0.notification, plan: $0.plan, countsAsDelivery: $0.countsAsDelivery, db: db) }
         }
+    }
+
+    private static func store(
+        _ notification: StoredNotification, plan: NotificationPlan, countsAsDelivery: Bool, db: Database
+    ) throws -> NotificationStoreResult {
+        if let row = try Row.fetchOne(db, sql: NotificationSQL.existing, arguments: [notification.uuid]) {
+            let stored = NotificationOutcome(rawValue: row["outcome"] as String) ?? .applied
+            if countsAsDelivery {
+                try db.execute(sql: NotificationSQL.countDelivery, arguments: [notification.receivedAtMs, notification.uuid])
+            }
+            // A notification still waiting for its receipt is tried again (a retry, a backfill,
+            // or the linking after an import).
+            guard stored == .unmatched, case .apply(let keys, let decide) = plan,
+                let applied = try apply(notification, periodKeys: keys, decide: decide, db: db)
+            else { return NotificationStoreResult(outcome: stored, duplicate: true, userID: row["user_id"]) }
+            try db.execute(
+                sql: NotificationSQL.link,
+                arguments: [applied.userID, applied.receiptID, applied.outcome.outcome.rawValue, notification.uuid])
+            return NotificationStoreResult(
+                outcome: applied.outcome.outcome, duplicate: true, userID: applied.userID, changes: applied.outcome.changes)
+        }
+        var outcome: NotificationOutcome
+        var userID: String? = nil
+        var receiptID: Int64? = nil
+        var changes = 0
+        switch plan {
+        case .record(let fixed):
+            outcome = fixed
+        case .apply(let keys, let decide):
+            if let applied = try apply(notification, periodKeys: keys, decide: decide, db: db) {
+                (outcome, changes) = (applied.outcome.outcome, applied.outcome.changes)
+                (userID, receiptID) = (applied.userID, applied.receiptID)
+            } else {
+                outcome = .unmatched
+            }
+        }
+        try db.execute(
+            sql: NotificationSQL.insert,
+            arguments: StatementArguments(
+                NotificationSQL.insertArguments(notification, userID: userID, receiptID: receiptID, outcome: outcome)
+                    .map(\.databaseValue)))
+        return NotificationStoreResult(outcome: outcome, duplicate: false, userID: userID, changes: changes)
     }
 
     public func linkableNotifications(limit: Int) async throws(StoreError) -> [LinkableNotification] {
