@@ -17,7 +17,8 @@ import SubReconHTTP
 /// gap between two checks of an entitled receipt is measured against the documented 7 days.
 ///
 /// A fourth database, NOTIFIED, receives the App Store Server Notifications V2 of the subscribers'
-/// events before each night's `.due` run (`NotificationFeed`: all but a deterministic share, lost),
+/// events before each night's `.due` run (`NotificationFeed`: all but a deterministic share, lost
+/// and, unless `backfill` is off, recovered by the daily backfill before the run),
 /// so its `ReconciliationJob` runs `DuePolicy.notified` (30-day re-checks); its calls and its
 /// lag behind NAIVE are measured the same way as POLICY's.
 struct DuePolicyBenchmark {
@@ -30,8 +31,10 @@ struct DuePolicyBenchmark {
         var startMs: Int64
         var verbose: Bool
         var keepFolder: Bool
-        /// Share of the notifications NOTIFIED receives (the rest are lost).
+        /// Share of the notifications NOTIFIED's receiver gets (the rest are lost).
         var notifiedShare: Double = 0.95
+        /// Whether NOTIFIED's daily backfill recovers the lost ones before the night's run.
+        var backfill = true
     }
 
     /// 2026-11-22T03:17:00Z, the crontab's nightly slot (`17 3 * * *`).
@@ -163,7 +166,7 @@ struct DuePolicyBenchmark {
         simulator.register(subscribers)
         var feed = try NotificationFeed(
             simulator: simulator, clock: clock, subscribers: subscribers, store: notifiedDatabase,
-            share: c.notifiedShare, logger: logger)
+            share: c.notifiedShare, backfill: c.backfill, logger: logger)
         // `ReconciliationJob` always uses the standard policy: UNSPREAD wires the same pipeline by hand.
         var unspreadPolicy = DuePolicy.standard
         unspreadPolicy.spreadsMaxAgeChecks = false

@@ -20,8 +20,11 @@ struct DuePolicyCommand: AsyncParsableCommand {
     @Option(help: "Receipt filler bytes (small: this measures calls, not bytes).")
     var paddingBytes: Int = 200
 
-    @Option(help: "Share of the notifications the NOTIFIED database receives (the rest are lost), 0 to 1.")
+    @Option(help: "Share of the notifications the NOTIFIED database's receiver gets (the rest are lost), 0 to 1.")
     var notifiedShare: Double = 0.95
+
+    @Flag(help: "No daily backfill for NOTIFIED: what its receiver lost waits for a run's check.")
+    var noBackfill = false
 
     @Flag(help: "Print each night's calls.")
     var verbose = false
@@ -41,7 +44,7 @@ struct DuePolicyCommand: AsyncParsableCommand {
         let result = try await DuePolicyBenchmark(configuration: .init(
             subscribers: subscribers, days: days, concurrency: concurrency, paddingBytes: paddingBytes,
             startMs: DuePolicyBenchmark.defaultStartMs, verbose: verbose, keepFolder: keep,
-            notifiedShare: notifiedShare)).run()
+            notifiedShare: notifiedShare, backfill: !noBackfill)).run()
         _ = DuePolicyReport.print(result)
         if !DuePolicyReport.problems(result).isEmpty { throw ExitCode(1) }
     }

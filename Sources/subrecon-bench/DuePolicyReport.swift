@@ -30,7 +30,7 @@ enum DuePolicyReport {
         }
         Swift.print("  changes NAIVE saw before POLICY (lag: nights until POLICY agreed):")
         let lagsMet = printLags(r.lags, judged: true)
-        Swift.print("  changes NAIVE saw before NOTIFIED (lag: nights until NOTIFIED agreed; lost notifications wait for a check):")
+        Swift.print("  changes NAIVE saw before NOTIFIED (lag: nights until NOTIFIED agreed; lost notifications the backfill did not recover wait for a check):")
         _ = printLags(r.notifiedLags, judged: false)
         let bound = DuePolicy.standard.maxAgeMs
         Swift.print("  receipts checked per night after the import night (nights 2–\(c.days)), all \(BenchFormat.grouped(c.subscribers)) imported on night 1:")
@@ -54,10 +54,12 @@ enum DuePolicyReport {
                 name: "due policy: longest wait of an active receipt",
                 measured: BenchFormat.fixed(Double(r.policyLoad.longestGapMs) / Double(DuePolicy.day), 2) + " days",
                 limit: "≤ \(bound / DuePolicy.day) days", met: r.policyLoad.longestGapMs <= bound),
+            // The nightly calls once the catalogue is known: the import night checks every receipt once,
+            // with or without notifications (a one-time cost, shown beside it).
             TargetCheck(
-                name: "with notifications: calls ÷ naive, \(c.days) nights",
-                measured: BenchFormat.fixed(r.notifiedRatio, 3) + " (after the first night \(BenchFormat.fixed(r.notifiedSteadyRatio, 3)))",
-                limit: "≤ 0.050", met: r.notifiedRatio <= 0.05),
+                name: "with notifications: nightly calls ÷ naive, nights 2–\(c.days)",
+                measured: BenchFormat.fixed(r.notifiedSteadyRatio, 3) + " (all \(c.days) nights with the import night \(BenchFormat.fixed(r.notifiedRatio, 3)))",
+                limit: "≤ 0.050", met: r.notifiedSteadyRatio <= 0.05),
         ]
         for check in checks { Swift.print(check.line) }
         for problem in problems(r) { Swift.print("  BROKEN: " + problem) }
@@ -73,13 +75,13 @@ enum DuePolicyReport {
         Swift.print(BenchFormat.line(
             "NOTIFIED calls",
             BenchFormat.grouped(r.notifiedCalls)
-                + " (\(BenchFormat.fixed(r.configuration.notifiedShare * 100, 0)) % of the notifications delivered); after the first night \(BenchFormat.fixed(Double(steadyNotified) / Double(laterNights), 1)) a night (NAIVE \(BenchFormat.fixed(Double(steadyNaive) / Double(laterNights), 1)))"))
+                + " (\(BenchFormat.fixed(r.configuration.notifiedShare * 100, 0)) % of the notifications delivered\(r.configuration.backfill ? ", the rest backfilled before the night's run" : ", the rest lost")); after the first night \(BenchFormat.fixed(Double(steadyNotified) / Double(laterNights), 1)) a night (NAIVE \(BenchFormat.fixed(Double(steadyNaive) / Double(laterNights), 1)))"))
         Swift.print(BenchFormat.line(
             "NOTIFIED ÷ NAIVE",
             "\(BenchFormat.fixed(r.notifiedRatio, 3)) (1 / \(BenchFormat.fixed(1 / max(r.notifiedRatio, 1e-9), 1))); after the first night \(BenchFormat.fixed(r.notifiedSteadyRatio, 3))"))
         Swift.print(BenchFormat.line(
             "notifications",
-            "\(BenchFormat.grouped(n.emitted)) emitted, \(BenchFormat.grouped(n.delivered)) delivered, \(BenchFormat.grouped(n.dropped)) dropped; "
+            "\(BenchFormat.grouped(n.emitted)) emitted, \(BenchFormat.grouped(n.delivered)) delivered, \(BenchFormat.grouped(n.dropped)) dropped (\(BenchFormat.grouped(n.backfilled)) backfilled); "
                 + NotificationOutcome.allCases.map { "\($0.rawValue) \(BenchFormat.grouped(n[$0]))" }.joined(separator: ", ")
                 + "; duplicates \(n.duplicates), refused \(n.refused), not stored \(n.unavailable)"))
         let worst = r.notifiedLags.values.map { max($0.maxLag, $0.maxOpenLag) }.max() ?? 0
