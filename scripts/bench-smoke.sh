@@ -22,9 +22,9 @@ echo "bench-smoke: debug build, tiny sizes: the figures and PASS/MISS below mean
 # notifications (each sent once; should the load run out of them it stops early,
 # which it says), then the check that every 200 is one stored row. SQLite, and PostgreSQL when
 # scripts/test.sh started one.
-"$bin/subrecon-bench" receiver --subrecon "$bin/subrecon" --connections 2 --seconds 1 --generate 600 --subscribers 50
+"$bin/subrecon-bench" receiver --subrecon "$bin/subrecon" --connections 2 --seconds 1 --generate 600 --subscribers 50 --history 1000
 if [ -n "${SUBRECON_TEST_POSTGRES_URL:-}" ]; then
-  "$bin/subrecon-bench" receiver --subrecon "$bin/subrecon" --connections 2 --seconds 1 --generate 600 --subscribers 50 --postgres
+  "$bin/subrecon-bench" receiver --subrecon "$bin/subrecon" --connections 2 --seconds 1 --generate 600 --subscribers 50 --history 1000 --postgres
 else
   echo "bench-smoke: receiver on PostgreSQL skipped (no SUBRECON_TEST_POSTGRES_URL)"
 fi

@@ -7,9 +7,10 @@ import SubRecon
 struct ReceiverBenchmark {
     /// Where the bodies come from.
     enum Bodies {
-        /// The real load (`ReceiverWorkload`): a fresh store, `count` signed notifications for
-        /// `subscribers` imported subscribers, each sent once.
-        case generate(count: Int, subscribers: Int)
+        /// The real load (`ReceiverWorkload`): a fresh store holding `history` earlier
+        /// notifications, `count` signed notifications for `subscribers` imported subscribers,
+        /// each sent once.
+        case generate(count: Int, subscribers: Int, history: Int)
         /// A JSON Lines file, sent in turn (again and again).
         case file(String)
         /// Bodies of a notification's size that the intake refuses: the HTTP path alone.
@@ -36,7 +37,7 @@ struct ReceiverBenchmark {
         defer { BenchFolder.remove(folder, keep: keep) }
         print("machine: \(BenchMachine.description); receiver and load share its cores, figures vary with the host and its load")
         if keep { print(BenchFormat.line("folder", folder)) }
-        guard case .generate(let count, let subscribers) = bodies else {
+        guard case .generate(let count, let subscribers, let history) = bodies else {
             let (bodies, source) = try loadBodies()
             print("receiver: \(connections) keep-alive connections for \(seconds) s, \(source)")
             // The simulator's app unless a --receiver-argument says otherwise (flags win).
@@ -48,13 +49,15 @@ struct ReceiverBenchmark {
         let storeName = postgres == nil ? "SQLite" : "PostgreSQL"
         print("receiver: \(connections) keep-alive connections for \(seconds) s, \(BenchFormat.grouped(count)) signed notifications (each sent once) for \(BenchFormat.grouped(subscribers)) subscribers, \(storeName)")
         guard let postgres else {
-            try await generated(count: count, subscribers: subscribers, store: .sqlite(path: folder + "/receiver.sqlite"), folder: folder)
+            try await generated(
+                count: count, subscribers: subscribers, history: history, store: .sqlite(path: folder + "/receiver.sqlite"),
+                folder: folder)
             return
         }
         let database = try await postgres.createDatabase()
         print(BenchFormat.line("database", BenchPostgres.url(database)))
         do {
-            try await generated(count: count, subscribers: subscribers, store: .postgres(database), folder: folder)
+            try await generated(count: count, subscribers: subscribers, history: history, store: .postgres(database), folder: folder)
             if !keep { try await postgres.dropDatabase(database) }
         } catch {
             if !keep { try? await postgres.dropDatabase(database) }
@@ -63,8 +66,9 @@ struct ReceiverBenchmark {
     }
 
     /// The real load on `store`, then what the store holds: every 200 must be one stored row.
-    private func generated(count: Int, subscribers: Int, store: DatabaseLocation, folder: String) async throws {
-        let workload = try await ReceiverWorkload.prepare(count: count, subscribers: subscribers, store: store, folder: folder)
+    private func generated(count: Int, subscribers: Int, history: Int, store: DatabaseLocation, folder: String) async throws {
+        let workload = try await ReceiverWorkload.prepare(
+            count: count, subscribers: subscribers, history: history, store: store, folder: folder)
         let load = try await measure(
             bodies: workload.bodies, settings: workload.receiverEnvironment, sendEachOnce: true, folder: folder)
         let recorded = try await workload.recorded()

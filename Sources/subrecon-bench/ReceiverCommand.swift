@@ -9,7 +9,9 @@ struct ReceiverCommand: AsyncParsableCommand {
         discussion: """
             By default the real load: before it (not timed), a fresh store (a SQLite file in the \
             temporary folder, or with --postgres a database of its own on the benchmark's PostgreSQL, \
-            dropped afterwards), --subscribers active subscribers imported by transaction id, and \
+            dropped afterwards) holding --history earlier notifications (a receiver that has been \
+            running; PostgreSQL's tables analyzed then, as autovacuum keeps them), --subscribers \
+            active subscribers imported by transaction id, and \
             --generate distinct notifications signed by the simulator's chain (DID_RENEW and \
             DID_CHANGE_RENEWAL_STATUS, signedDates over the last hour); the receiver trusts that \
             root. Each notification is sent once, so every request is a verify and a durable write; \
@@ -37,6 +39,9 @@ struct ReceiverCommand: AsyncParsableCommand {
 
     @Option(help: "Subscribers the generated notifications are spread over (imported before the load).")
     var subscribers: Int = 1_000
+
+    @Option(help: "Earlier notifications the store holds before the load (a receiver that has been running; PostgreSQL analyzed after).")
+    var history: Int = 100_000
 
     @Flag(help: "Generated load on PostgreSQL: a database of its own on the benchmark's server (see --postgres-url).")
     var postgres = false
@@ -83,6 +88,7 @@ struct ReceiverCommand: AsyncParsableCommand {
             }
             if let generate, !(1...3_000_000).contains(generate) { throw ValidationError("--generate must be from 1 to 3,000,000") }
             if subscribers < 1 { throw ValidationError("--subscribers must be at least 1") }
+            if !(0...10_000_000).contains(history) { throw ValidationError("--history must be from 0 to 10,000,000") }
         } else if generate != nil || postgres {
             throw ValidationError("--generate and --postgres make their own notifications: not with --bodies or --synthetic")
         }
@@ -90,7 +96,8 @@ struct ReceiverCommand: AsyncParsableCommand {
 
     func run() async throws {
         LineBufferedOutput.enable()
-        var source = ReceiverBenchmark.Bodies.generate(count: generate ?? 2_500 * seconds, subscribers: subscribers)
+        var source = ReceiverBenchmark.Bodies.generate(
+            count: generate ?? 2_500 * seconds, subscribers: subscribers, history: history)
         if let bodies { source = .file(bodies) } else if synthetic { source = .synthetic }
         var server: BenchPostgres?
         if postgres {

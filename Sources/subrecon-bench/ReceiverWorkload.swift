@@ -8,7 +8,8 @@ import SubRecon
 /// root certificate in a file, and `count` distinct notifications signed by the simulator's chain
 /// (DID_RENEW and DID_CHANGE_RENEWAL_STATUS in turn, spread over the subscribers, signedDates
 /// increasing over the hour before now so the receiver's clock accepts them all). Every one
-/// verifies and matches a stored receipt, so each request is a real verify and write.
+/// verifies and matches a stored receipt, so each request is a real verify and write. The store
+/// also holds `history` earlier notifications (`ReceiverHistory`), as a receiver's does.
 struct ReceiverWorkload {
     /// The bodies, in signedDate order.
     let bodies: [[UInt8]]
@@ -26,7 +27,7 @@ struct ReceiverWorkload {
     }
 
     static func prepare(
-        count: Int, subscribers: Int, store: DatabaseLocation, folder: String
+        count: Int, subscribers: Int, history: Int, store: DatabaseLocation, folder: String
     ) async throws -> ReceiverWorkload {
         let watch = Stopwatch()
         let nowMs = SimulatedClock.wallNowMs()
@@ -62,6 +63,7 @@ struct ReceiverWorkload {
             throw error
         }
         await opened.close()
+        try await ReceiverHistory.insert(count: history, into: store, nowMs: nowMs)
 
         let rootFile = folder + "/apple-root.pem"
         try simulator.rootCertificatePEM.write(toFile: rootFile, atomically: true, encoding: .utf8)
@@ -76,7 +78,7 @@ struct ReceiverWorkload {
         }
         let size = bodies.isEmpty ? 0 : bodies.map(\.count).reduce(0, +) / bodies.count
         print(BenchFormat.line(
-            "generated", "\(BenchFormat.grouped(bodies.count)) signed notifications (~\(BenchFormat.grouped(size)) B each) in \(BenchFormat.fixed(generated, 1)) s, \(BenchFormat.grouped(subscribers)) subscribers imported in \(BenchFormat.fixed(watch.seconds - generated, 1)) s (not timed)"))
+            "generated", "\(BenchFormat.grouped(bodies.count)) signed notifications (~\(BenchFormat.grouped(size)) B each) in \(BenchFormat.fixed(generated, 1)) s, \(BenchFormat.grouped(subscribers)) subscribers imported and \(BenchFormat.grouped(history)) earlier notifications stored in \(BenchFormat.fixed(watch.seconds - generated, 1)) s (not timed)"))
         return ReceiverWorkload(bodies: bodies, receiverEnvironment: environment, store: store)
     }
 
@@ -126,7 +128,8 @@ struct ReceiverWorkload {
         }
     }
 
-    /// The rows in `notifications` now, by outcome, and their deliveries.
+    /// The rows in `notifications` now (the load's: not the history stored before it), by outcome,
+    /// and their deliveries.
     func recorded() async throws -> Recorded {
         var logger = Logger(label: "subrecon-bench")
         logger.logLevel = .warning
@@ -137,7 +140,7 @@ struct ReceiverWorkload {
                 try await db.forEachRow(
                     """
                     SELECT outcome, COUNT(*) AS n, CAST(SUM(deliveries) AS BIGINT) AS deliveries
-                    FROM notifications GROUP BY outcome
+                    FROM notifications WHERE notification_uuid NOT LIKE '\(ReceiverHistory.uuidPrefix)%' GROUP BY outcome
                     """, []
                 ) { row in
                     recorded.outcomes[try row.text("outcome") ?? "?"] = Int(try row.integer("n") ?? 0)

@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import PostgresNIO
+import SubRecon
+
+/// What a receiver that has been running a while has stored before the timed load: `count`
+/// earlier notifications (applied, one delivery each, uuids `history-N`, received over the days
+/// before), written straight into `notifications`. On PostgreSQL the tables are then analyzed, as
+/// autovacuum keeps them in production: a fresh database that grows by a thousand rows a second
+/// otherwise keeps, until autovacuum's first pass, the plans PostgreSQL made for empty tables
+/// (sequential scans of `notifications` that grow with it).
+enum ReceiverHistory {
+    static let uuidPrefix = "history-"
+
+    static func insert(count: Int, into store: DatabaseLocation, nowMs: Int64) async throws {
+        guard count > 0 else { return }
+        // One every 10 s of the days before, so `received_at` ranges over the past as in production.
+        let select = """
+            SELECT '\(uuidPrefix)' || g, 'DID_RENEW', 'Sandbox', \(nowMs) - g * 10000, 'applied', 'receiver',
+                \(nowMs) - g * 10000, \(nowMs) - g * 10000, 1
+            """
+        let columns = """
+            notification_uuid, notification_type, environment, signed_date, outcome, source, received_at,
+            last_received_at, deliveries
+            """
+        switch store {
+        case .sqlite(let path):
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                try db.execute(
+                    sql: """
+                        WITH RECURSIVE n(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM n WHERE g < \(count))
+                        INSERT INTO notifications (\(columns)) \(select) FROM n
+                        """)
+            }
+            try queue.close()
+        case .postgres(let location):
+            let client = PostgresClient(configuration: try StoreOpener.clientConfiguration(location))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                try await client.query(
+                    PostgresQuery(
+                        unsafeSQL: "INSERT INTO notifications (\(columns)) \(select) FROM generate_series(1, \(count)) AS g"))
+                try await client.query("ANALYZE")
+            }
+        }
+    }
+}
