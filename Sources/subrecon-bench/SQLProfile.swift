@@ -9,8 +9,9 @@ final class SQLProfile: Sendable {
         totals.withLock { $0[sql, default: (0, 0)].count += 1; $0[sql, default: (0, 0)].seconds += seconds }
     }
 
+    /// Prints the totals so far per receipt, and starts over.
     func print(receipts: Int) {
-        let rows = totals.withLock { $0 }.sorted { $0.value.seconds > $1.value.seconds }
+        let rows = totals.withLock { totals in defer { totals = [:] }; return totals }.sorted { $0.value.seconds > $1.value.seconds }
         for (sql, total) in rows {
             let text = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ").prefix(70)
             Swift.print(BenchFormat.line(

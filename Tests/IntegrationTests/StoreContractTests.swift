@@ -127,6 +127,52 @@ import Testing
         #expect(try await world.count("SELECT COUNT(*) FROM subscription_changes") == 3)
     }
 
+    /// An unchanged answer a minute later moves only `last_verified_at` (the SQLite writer then
+    /// updates that column alone), and a text that is equal only as Swift compares strings
+    /// (another Unicode normalisation) is still stored as Apple sent it.
+    @Test(arguments: StoreKind.allCases) func anUnchangedAnswerMovesOnlyLastVerifiedAt(store kind: StoreKind) async throws {
+        let world = try await TestWorld.make(store: kind)
+        defer { Task { await world.close() } }
+        let store = world.store
+        _ = try await store.importReceipts(rows(["u1"]), nowMs: Self.now)
+        let reconciler = ReceiptReconciler()
+        func write(_ outcome: VerificationOutcome, at nowMs: Int64) async throws -> ReceiptUpdate {
+            let runID = try await store.startRun(kind: .nightly, targetUserID: nil, receiptsTotal: 1, nowMs: nowMs)
+            let item = ReceiptReconciliation(
+                receipt: try await receipts(store)[0], outcome: outcome, reconciler: reconciler, nowMs: nowMs, runID: runID)
+            return try await store.reconcile([item], runID: runID, write: true)[0]
+        }
+        let composed = "com.example.caf\u{E9}"  // é as one scalar (4 characters after the dot)
+        let decomposed = "com.example.cafe\u{301}"  // e and a combining accent: == in Swift, other bytes
+        #expect(composed == decomposed && !composed.utf8.elementsEqual(decomposed.utf8))
+        func answer(product: String) -> VerificationOutcome {
+            guard case .answered(var account) = self.answer(otid: "7001", period: 1, expires: Self.now + Self.month) else {
+                preconditionFailure("answer(otid:period:expires:) answers")
+            }
+            account.transactions = account.transactions.map { var t = $0; t.productID = product; return t }
+            account.renewals = account.renewals.map { var r = $0; r.productID = product; r.autoRenewProductID = product; return r }
+            return .answered(account)
+        }
+
+        _ = try await write(answer(product: composed), at: Self.now)
+        let before = try #require(try await store.subscriptions(ofUser: "u1").first)
+        #expect(before.lastVerifiedAt == Self.now)
+
+        let later = Self.now + 60_000
+        let again = try await write(answer(product: composed), at: later)
+        #expect(again.runItem.outcome == .unchanged)
+        var expected = before
+        expected.lastVerifiedAt = later
+        #expect(try await store.subscriptions(ofUser: "u1") == [expected])
+
+        // Swift calls the decomposed product id the same: unchanged, yet stored byte for byte.
+        let decomposedAnswer = try await write(answer(product: decomposed), at: later + 60_000)
+        #expect(decomposedAnswer.runItem.outcome == .unchanged)
+        #expect(try await world.count("SELECT length(product_id) FROM subscriptions") == "com.example.cafe".count + 1)
+        #expect(try await world.count("SELECT length(auto_renew_product_id) FROM subscriptions") == "com.example.cafe".count + 1)
+        #expect(try await world.count("SELECT last_verified_at FROM subscriptions") == Int(later + 60_000))
+    }
+
     @Test(arguments: StoreKind.allCases) func aBatchThatFailsWritesNothingAtAll(store kind: StoreKind) async throws {
         let world = try await TestWorld.make(store: kind)
         defer { Task { await world.close() } }

@@ -49,6 +49,26 @@ public struct StoredSubscription: Sendable, Equatable, Codable, FetchableRecord 
 }
 
 extension StoredSubscription {
+    /// Whether every column but `last_verified_at` holds exactly what `stored` holds, texts byte
+    /// for byte (Swift's `==` on strings is canonical equivalence, which would let a differently
+    /// normalised text count as unchanged and never be written).
+    func differsOnlyInLastVerifiedAt(from stored: StoredSubscription) -> Bool {
+        var aligned = self
+        aligned.lastVerifiedAt = stored.lastVerifiedAt
+        guard aligned == stored else { return false }
+        func same(_ a: String?, _ b: String?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): true
+            case (let a?, let b?): a.utf8.elementsEqual(b.utf8)
+            default: false
+            }
+        }
+        return same(userID, stored.userID) && same(originalTransactionID, stored.originalTransactionID)
+            && same(productID, stored.productID) && same(autoRenewProductID, stored.autoRenewProductID)
+            && same(ownershipType, stored.ownershipType) && same(flag, stored.flag)
+            && same(latestTransactionID, stored.latestTransactionID) && same(appAccountToken, stored.appAccountToken)
+    }
+
     /// The columns `init(selectedRow:)` reads, in its order. The reconciliation's hot path selects
     /// exactly these and reads them by position: GRDB's Codable row decoding cost ~10 % of a write.
     static let selectedColumns = """

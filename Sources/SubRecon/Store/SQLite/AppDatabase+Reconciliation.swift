@@ -102,8 +102,9 @@ extension AppDatabase: SubscriptionStore {
             let reader = try SnapshotReader(db)
             let writer = try UpdateWriter(db)
             let updates = try batch.map { item in
-                let update = item.decide(try reader.snapshot(receipt: item.receipt, periodKeys: item.periodKeys))
-                try writer.apply(update, runID: runID, digest: item.latestReceiptDigest)
+                let snapshot = try reader.snapshot(receipt: item.receipt, periodKeys: item.periodKeys)
+                let update = item.decide(snapshot)
+                try writer.apply(update, runID: runID, digest: item.latestReceiptDigest, stored: snapshot.subscriptions)
                 return update
             }
             if let runID { try Self.addToRunCounters(updates, runID: runID, db: db) }

@@ -5,6 +5,7 @@ import GRDB
 /// once per batch; values are bound through SQLite's C API (see `DirectStatement`).
 struct UpdateWriter {
     private let upsertSubscription: DirectStatement
+    private let touchSubscription: DirectStatement
     private let insertRenewal: DirectStatement
     private let fillCancellation: DirectStatement
     private let updateReceipt: DirectStatement
@@ -24,6 +25,11 @@ struct UpdateWriter {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 \(SchemaSQL.subscriptionUpsert)
                 """)
+        // An unchanged answer changes only `last_verified_at`: SQLite re-indexes by the columns a
+        // SET names, not by the values that change, so the upsert above would rewrite the
+        // `subscriptions_receipt` entry and re-check every CHECK for nothing.
+        touchSubscription = try DirectStatement(
+            db, sql: "UPDATE subscriptions SET last_verified_at = ? WHERE user_id = ? AND original_transaction_id = ?")
         insertRenewal = try DirectStatement(
             db,
             sql: """
@@ -76,9 +82,26 @@ struct UpdateWriter {
 
     /// Writes `update`; `digest` is the new receipt data's precomputed SHA-256, if at hand. A
     /// run's update records its run item and changes under `runID`; a notification's (no run)
-    /// records its changes under `notificationUUID`.
-    func apply(_ update: ReceiptUpdate, runID: Int64?, notificationUUID: String? = nil, digest: ReceiptDigest?) throws {
+    /// records its changes under `notificationUUID`. `stored` is the user's subscriptions as read
+    /// in this transaction just before (the snapshot `update` was decided from), or empty: a row
+    /// that differs from its stored one only in `last_verified_at` is written by that column alone
+    /// (the same values afterwards as the upsert), one identical to it not at all.
+    func apply(
+        _ update: ReceiptUpdate, runID: Int64?, notificationUUID: String? = nil, digest: ReceiptDigest?,
+        stored: [String: StoredSubscription] = [:]
+    ) throws {
+        // A row named twice in one update is compared with what the first write left, not with the
+        // snapshot: both go through the upsert then (the reconciler writes each row once).
+        let compareWithStored = !stored.isEmpty
+            && (update.subscriptions.count < 2
+                || Set(update.subscriptions.map(\.originalTransactionID)).count == update.subscriptions.count)
         for s in update.subscriptions {
+            if compareWithStored, let old = stored[s.originalTransactionID], s.differsOnlyInLastVerifiedAt(from: old) {
+                if s.lastVerifiedAt != old.lastVerifiedAt {
+                    try touchSubscription.run(s.lastVerifiedAt, s.userID, s.originalTransactionID)
+                }
+                continue
+            }
             try upsertSubscription.run(
                 s.userID, s.originalTransactionID, s.receiptID, s.productID, s.status.rawValue, s.expiresDateMs,
                 s.autoRenewStatus, s.autoRenewProductID, s.expirationIntent, s.gracePeriodExpiresDateMs,
