@@ -23,6 +23,8 @@ struct ReceiverBenchmark {
 
     var bodies: Bodies
     var connections: Int
+    /// Requests a second, open loop (nil: closed loop, each connection sends again once answered).
+    var rate: Double?
     var seconds: Int
     var database: String?
     /// With `.generate`: a database of its own on this server instead of a SQLite file.
@@ -47,7 +49,7 @@ struct ReceiverBenchmark {
             return
         }
         let storeName = postgres == nil ? "SQLite" : "PostgreSQL"
-        print("receiver: \(connections) keep-alive connections for \(seconds) s, \(BenchFormat.grouped(count)) signed notifications (each sent once) for \(BenchFormat.grouped(subscribers)) subscribers, \(storeName)")
+        print("receiver: \(connections) keep-alive connections for \(seconds) s\(rate.map { ", open loop at \(BenchFormat.grouped(Int($0))) requests/s" } ?? ""), \(BenchFormat.grouped(count)) signed notifications (each sent once) for \(BenchFormat.grouped(subscribers)) subscribers, \(storeName)")
         guard let postgres else {
             try await generated(
                 count: count, subscribers: subscribers, history: history, store: .sqlite(path: folder + "/receiver.sqlite"),
@@ -104,7 +106,8 @@ struct ReceiverBenchmark {
 
         async let rssMid = Self.residentKilobytes(of: receiver, after: .milliseconds(seconds * 500))
         let load = await ReceiverLoad.drive(
-            url: target, bodies: bodies, connections: connections, duration: .seconds(seconds), sendEachOnce: sendEachOnce)
+            url: target, bodies: bodies, connections: connections, duration: .seconds(seconds), sendEachOnce: sendEachOnce,
+            rate: rate)
         let rssMiddle = await rssMid
         let rssAfter = receiver?.process.residentKilobytesNow()
         let peak = receiver?.process.peakRSSKilobytesSoFar()

@@ -58,6 +58,9 @@ struct ReceiverCommand: AsyncParsableCommand {
     @Option(help: "Keep-alive connections, each with one request in flight.")
     var connections: Int = 32
 
+    @Option(help: "Open loop: this many requests a second, due on a fixed schedule and sent by free connections; latency counts from when each was due (default: closed loop).")
+    var rate: Double?
+
     @Option(help: "How long to drive the load.")
     var seconds: Int = 10
 
@@ -76,6 +79,7 @@ struct ReceiverCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !(1...1024).contains(connections) { throw ValidationError("--connections must be from 1 to 1024") }
+        if let rate, !(rate > 0 && rate <= 1_000_000) { throw ValidationError("--rate must be above 0 and at most 1,000,000") }
         if seconds < 1 { throw ValidationError("--seconds must be at least 1") }
         if let bodies, !FileManager.default.isReadableFile(atPath: bodies) {
             throw ValidationError("--bodies \(bodies) cannot be read")
@@ -108,7 +112,7 @@ struct ReceiverCommand: AsyncParsableCommand {
             server = found
         }
         try await ReceiverBenchmark(
-            bodies: source, connections: connections, seconds: seconds, database: db, postgres: server,
+            bodies: source, connections: connections, rate: rate, seconds: seconds, database: db, postgres: server,
             receiverArguments: receiverArguments, url: url, subreconPath: options.subreconPath, keep: options.keep
         ).run()
     }

@@ -4,8 +4,8 @@ import PostgresNIO
 import SubRecon
 
 /// What a receiver that has been running a while has stored before the timed load: `count`
-/// earlier notifications (applied, one delivery each, uuids `history-N`, received over the days
-/// before), written straight into `notifications`. On PostgreSQL the tables are then analyzed, as
+/// earlier notifications (applied, one delivery each, uuids `history-N`, source `backfill`,
+/// received over the days before), written straight into `notifications`. On PostgreSQL the tables are then analyzed, as
 /// autovacuum keeps them in production: a fresh database that grows by a thousand rows a second
 /// otherwise keeps, until autovacuum's first pass, the plans PostgreSQL made for empty tables
 /// (sequential scans of `notifications` that grow with it).
@@ -16,7 +16,7 @@ enum ReceiverHistory {
         guard count > 0 else { return }
         // One every 10 s of the days before, so `received_at` ranges over the past as in production.
         let select = """
-            SELECT '\(uuidPrefix)' || g, 'DID_RENEW', 'Sandbox', \(nowMs) - g * 10000, 'applied', 'receiver',
+            SELECT '\(uuidPrefix)' || g, 'DID_RENEW', 'Sandbox', \(nowMs) - g * 10000, 'applied', 'backfill',
                 \(nowMs) - g * 10000, \(nowMs) - g * 10000, 1
             """
         let columns = """

@@ -17,15 +17,20 @@ struct ReceiverLoad {
 
     /// One lane per connection, each sending its next body as soon as the last was answered
     /// (closed loop), until `duration` has passed; with `sendEachOnce`, also until every body has
-    /// been sent once (none twice: each request is then a new notification).
+    /// been sent once (none twice: each request is then a new notification). With `rate` (open
+    /// loop), request N is due N ÷ rate seconds after the start and sent then by a free lane; its
+    /// latency counts from when it was due, so a receiver that falls behind shows it in the
+    /// latencies rather than by slowing the load down.
     static func drive(
-        url: String, bodies: [[UInt8]], connections: Int, duration: Duration, sendEachOnce: Bool = false
+        url: String, bodies: [[UInt8]], connections: Int, duration: Duration, sendEachOnce: Bool = false,
+        rate: Double? = nil
     ) async -> ReceiverLoad {
         let transport = CurlTransport(maxConnections: connections)
         defer { transport.shutdown() }
         let watch = Stopwatch()
         let counter = BodyCounter()
-        let deadline = ContinuousClock.now + duration
+        let start = ContinuousClock.now
+        let deadline = start + duration
         let lanes = await withTaskGroup(of: ([Int], [String: Int], Bool).self) { group in
             for _ in 0..<connections {
                 group.addTask {
@@ -39,11 +44,16 @@ struct ReceiverLoad {
                             ranOut = true
                             break
                         }
+                        let due = rate.map { start + .microseconds(Int64(Double(index) * 1_000_000 / $0)) }
+                        if let due {
+                            if due >= deadline { break }
+                            try? await Task.sleep(until: due, clock: .continuous)
+                        }
                         index %= bodies.count
                         let request = HTTPRequest(
                             url: url, headers: [("Content-Type", "application/json")], body: bodies[index],
                             timeout: .seconds(30))
-                        let sent = ContinuousClock.now
+                        let sent = due ?? ContinuousClock.now
                         let outcome: String
                         do {
                             outcome = String(try await transport.send(request).status)
