@@ -96,13 +96,13 @@ struct GlobalOptions: ParsableArguments {
     /// show once), else the one the options name: a SQLite file, or a PostgreSQL URL.
     func openStore(
         _ location: DatabaseLocation? = nil, logger: Logger? = nil, claimTimeoutSeconds: Int? = nil,
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil, latencyBound: Bool = false
     ) async throws -> any SubscriptionStore {
         let location = try location ?? resolvedDatabase()
         do {
             return try await StoreOpener.open(
                 location, environment: environment ?? self.environment, claimTimeoutSeconds: claimTimeoutSeconds,
-                logger: logger ?? Logger(label: "subrecon"))
+                latencyBound: latencyBound, logger: logger ?? Logger(label: "subrecon"))
         } catch {
             Console.error(error.description)
             throw ExitCode(error.exitCode)

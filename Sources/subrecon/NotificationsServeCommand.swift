@@ -49,7 +49,7 @@ struct NotificationsServeCommand: AsyncParsableCommand {
         // retries, the daily backfill recovers) after this, not after the nightly run's 120 s.
         var environment = global.environment
         if environment["SUBRECON_DB_RETRY_SECONDS"] == nil { environment["SUBRECON_DB_RETRY_SECONDS"] = "5" }
-        let store = try await global.openStore(logger: logger, environment: environment)
+        let store = try await global.openStore(logger: logger, environment: environment, latencyBound: true)
         let intake = NotificationProcessor.live(store: store, settings: settings, logger: logger)
         let server = NotificationReceiverServer(
             configuration: NotificationReceiverConfiguration(host: host, port: port, path: path), intake: intake,

@@ -8,13 +8,16 @@ public enum StoreOpener {
     /// - Parameter environment: `SUBRECON_CLAIM_TIMEOUT` (seconds a claim lasts unless renewed,
     ///   default 120) and `SUBRECON_DB_RETRY_SECONDS` (how long an unreachable PostgreSQL is
     ///   retried before the command fails with exit 74, default 120).
+    /// - Parameter latencyBound: a long-running server answering requests after each commit (the
+    ///   notification receiver): on SQLite, WAL checkpoints run off the writer (`WALCheckpointer`).
     public static func open(
-        _ location: DatabaseLocation, environment: [String: String], claimTimeoutSeconds: Int? = nil, logger: Logger
+        _ location: DatabaseLocation, environment: [String: String], claimTimeoutSeconds: Int? = nil,
+        latencyBound: Bool = false, logger: Logger
     ) async throws(StoreOpenFailure) -> any SubscriptionStore {
         switch location {
         case .sqlite(let path):
             do {
-                return try AppDatabase.open(path: path)
+                return try AppDatabase.open(path: path, checkpointsOffTheWriter: latencyBound)
             } catch {
                 // As ever on SQLite: a file that cannot be opened is a usage error.
                 throw StoreOpenFailure(message: error.description, exitCode: 2)

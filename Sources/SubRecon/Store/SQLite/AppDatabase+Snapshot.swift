@@ -7,7 +7,7 @@ extension AppDatabase {
     public func releaseClaims() async throws(StoreError) {}
     /// The run lock's default lease (`ReconciliationRun.Options.leaseMs`).
     public var claimTimeoutMs: Int64 { 120_000 }
-    public func close() async {}
+    public func close() async { await checkpointer?.stop() }
 
     /// Migrations applied, counted the way `PostgresStore` counts its schema version.
     public func schemaVersion() async throws(StoreError) -> Int {

@@ -10,9 +10,13 @@ public struct AppDatabase: Sendable {
     /// subscriptions' newest transaction ids: one more indexed lookup per receipt). Off for
     /// verifyReceipt runs, which don't use it.
     public var readsServerAPIContext = false
+    /// Runs the WAL's checkpoints off the writer (`open(path:checkpointsOffTheWriter:)`).
+    let checkpointer: WALCheckpointer?
 
-    /// Opens (creating with mode 0600 and migrating if needed) the database at `path`.
-    public static func open(path: String) throws(StoreError) -> AppDatabase {
+    /// Opens (creating with mode 0600 and migrating if needed) the database at `path`. With
+    /// `checkpointsOffTheWriter`, no commit checkpoints the WAL: a `WALCheckpointer` does, on a
+    /// connection of its own, until `close()`.
+    public static func open(path: String, checkpointsOffTheWriter: Bool = false) throws(StoreError) -> AppDatabase {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
@@ -41,9 +45,9 @@ public struct AppDatabase: Sendable {
         }
         do {
             let pool = try DatabasePool(path: path, configuration: config)
-            let database = AppDatabase(writer: pool, path: path)
             try migrator.migrate(pool)
-            return database
+            return AppDatabase(
+                writer: pool, path: path, checkpointer: checkpointsOffTheWriter ? try WALCheckpointer(path: path) : nil)
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
         } catch {
