@@ -21,7 +21,9 @@ private typealias Response = SubReconHTTP.HTTPResponse
 
 private func json(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-private func post(_ url: String, _ body: [UInt8], timeout: Duration = .seconds(10)) -> Request {
+/// A generous timeout: these tests are about what goes over the wire, not speed, and a full suite on two
+/// busy cores once kept a 1.1 MB echo past a 10 s one.
+private func post(_ url: String, _ body: [UInt8], timeout: Duration = .seconds(120)) -> Request {
     Request(url: url, headers: [("Content-Type", "application/json")], body: body, timeout: timeout)
 }
 
