@@ -11,7 +11,7 @@ enum PostgresSchema {
     /// Migration identifiers, in order; the schema version is how many are applied.
     static let migrations: [(identifier: String, sql: String)] = [
         ("v1", v1), ("v2-run-lock", v2), ("v3-subscription-changes", v3), ("v4-server-api", v4), ("v5-claims", v5),
-        ("v6-api-rate", v6), ("v7-notifications", v7),
+        ("v6-api-rate", v6), ("v7-notifications", v7), ("v8-drop-duplicate-index", SchemaSQL.v8DropDuplicateIndex),
     ]
 
     /// Creates or migrates the schema. Several workers starting at once take turns on a

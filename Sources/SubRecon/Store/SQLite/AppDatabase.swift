@@ -149,6 +149,9 @@ public struct AppDatabase: Sendable {
                     WHERE notification_uuid IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v8-drop-duplicate-index") { db in
+            try db.execute(sql: SchemaSQL.v8DropDuplicateIndex)
+        }
         return migrator
     }
 }

@@ -195,6 +195,10 @@ enum SchemaSQL {
         CREATE INDEX receipts_transaction ON receipts(transaction_id) WHERE transaction_id IS NOT NULL;
         """
 
+    /// v7 added an index v1 already had (`subscriptions_otid`, on the same column): every
+    /// subscription write maintained both.
+    static let v8DropDuplicateIndex = "DROP INDEX IF EXISTS subscriptions_original_transaction"
+
     /// v7's `subscription_changes` on SQLite, which cannot relax NOT NULL in place: v3's table
     /// under a new name, `run_id` optional, and the notification's uuid for changes without a run.
     static let v7SubscriptionChangesTable: String = {
