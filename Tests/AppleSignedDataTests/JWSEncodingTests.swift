@@ -19,6 +19,30 @@ import Testing
         }
     }
 
+    /// Every one-byte change of an encoded text: a text that decodes is the one canonical encoding
+    /// of what it decodes to, and a change to another alphabet character before the last always decodes.
+    @Test(arguments: [1, 2, 3, 4, 10, 31, 32, 33])
+    func base64URLDecodesEveryOneByteChangeCanonicallyOrNotAtAll(length: Int) {
+        var generator = SplitMix64(seed: UInt64(length))
+        let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let text = Array(Base64URL.encode(bytes).utf8)
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var decoded = 0
+        for position in text.indices {
+            for value in UInt8.min...UInt8.max {
+                var changed = text
+                changed[position] = value
+                if let result = Base64URL.decode(utf8: changed[...]) {
+                    decoded += 1
+                    #expect(Array(Base64URL.encode(result).utf8) == changed)
+                } else {
+                    #expect(!alphabet.contains(value) || position == text.count - 1)
+                }
+            }
+        }
+        #expect(decoded >= 64 * (text.count - 1))
+    }
+
     @Test(arguments: ["AA==", "A", "AAAAA", "+w", "/w", "AA AA", " AA", "AA\n", "AB", "AAB", "é"])
     func base64URLRefusesNonCanonicalText(text: String) {
         #expect(Base64URL.decode(text) == nil)

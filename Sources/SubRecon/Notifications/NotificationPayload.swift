@@ -1,6 +1,6 @@
 /// A notification's decoded JWS payload (Apple's responseBodyV2DecodedPayload), as far as
 /// subrecon reads it. Decoded only after the JWS verified.
-struct NotificationPayload: Decodable, Sendable {
+struct NotificationPayload: Decodable, Equatable, Sendable {
     var notificationType: String
     var subtype: String?
     var notificationUUID: String
@@ -13,7 +13,7 @@ struct NotificationPayload: Decodable, Sendable {
     var externalPurchaseToken: Envelope?
     var appData: Envelope?
 
-    struct Contents: Decodable, Sendable {
+    struct Contents: Decodable, Equatable, Sendable {
         var appAppleId: Int64?
         var bundleId: String?
         var environment: String?
@@ -22,7 +22,7 @@ struct NotificationPayload: Decodable, Sendable {
         var status: Int?
     }
 
-    struct Envelope: Decodable, Sendable {
+    struct Envelope: Decodable, Equatable, Sendable {
         var appAppleId: Int64?
         var bundleId: String?
         var environment: String?

@@ -33,7 +33,7 @@ public struct NotificationProcessor: NotificationIntake {
     }
 
     public func receive(body: [UInt8], source: NotificationSource) async -> NotificationIntakeResult {
-        guard let signedPayload = try? JSONDecoder().decode(NotificationBody.self, from: Data(body)).signedPayload else {
+        guard let signedPayload = try? NotificationBody.scan(body).signedPayload else {
             return .refused(.malformed, message: "the body is not JSON of the form {\"signedPayload\": \"...\"}")
         }
         return await process(signedPayload: signedPayload, source: source, countsAsDelivery: true)
@@ -42,7 +42,7 @@ public struct NotificationProcessor: NotificationIntake {
     /// Why `body` would be refused, without storing anything (nil: it would be accepted).
     /// `notifications import` checks every line first, so a file with a bad line changes nothing.
     public func check(body: [UInt8]) async -> (refusal: NotificationRefusal, message: String)? {
-        guard let signedPayload = try? JSONDecoder().decode(NotificationBody.self, from: Data(body)).signedPayload else {
+        guard let signedPayload = try? NotificationBody.scan(body).signedPayload else {
             return (.malformed, "not JSON of the form {\"signedPayload\": \"...\"}")
         }
         do {
@@ -131,7 +131,7 @@ public struct NotificationProcessor: NotificationIntake {
         } catch {
             throw .init(refusal: .signature, message: "the notification failed verification: \(error.description)")
         }
-        guard let payload = try? JSONDecoder().decode(NotificationPayload.self, from: Data(verified.payload)),
+        guard let payload = try? NotificationPayload.scan(verified.payload),
             !payload.notificationUUID.isEmpty, payload.notificationUUID.utf8.count <= 128
         else {
             throw .init(refusal: .malformed, message: "the notification is signed but its payload is not the expected JSON")

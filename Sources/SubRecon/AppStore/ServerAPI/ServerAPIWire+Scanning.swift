@@ -44,7 +44,7 @@ extension ScannedValue {
     /// A number field read strictly (dates, codes): absent or null is nil, a whole number is its
     /// value, anything else makes the body malformed (JSONDecoder refused it the same way), so a
     /// garbled expiry can never pass for "no expiry".
-    fileprivate func number() throws(AppStoreAnswerScanner.Malformed) -> Int64? {
+    func number() throws(AppStoreAnswerScanner.Malformed) -> Int64? {
         switch kind {
         case .absent, .null: return nil
         default:
@@ -56,7 +56,7 @@ extension ScannedValue {
 
 extension UnsafeRawBufferPointer {
     /// The first of `names` these key bytes spell, as its index.
-    fileprivate func index(in names: [StaticString]) -> Int? {
+    func index(in names: [StaticString]) -> Int? {
         names.firstIndex { isKey($0) }
     }
 }
