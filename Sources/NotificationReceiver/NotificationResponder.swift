@@ -58,12 +58,8 @@ struct NotificationResponder: HTTPResponder {
         switch await intake.receive(body: bytes, source: .receiver) {
         case .stored(let uuid, let outcome, let duplicate, let signedDateMs):
             metrics.stored(outcome, duplicate: duplicate, lagSeconds: Double(wallClockMs() - signedDateMs) / 1000)
-            logger.info(
-                "notification stored",
-                metadata: [
-                    "notification.uuid": "\(uuid)", "outcome": "\(outcome.rawValue)", "duplicate": "\(duplicate)",
-                    "bytes": "\(bytes.count)",
-                ])
+            // The processor has logged it (uuid, type, outcome, source): one line per notification.
+            logger.debug("answered 200", metadata: ["notification.uuid": "\(uuid)", "bytes": "\(bytes.count)"])
             return Response(status: .ok)
         case .refused(let reason, let message):
             metrics.rejected(reason.rawValue)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import SubRecon
@@ -26,5 +27,41 @@ import Testing
         #expect(Set(StoreCopier.copiedTables.map(\.name)).isSubset(of: sqliteTables.keys))
         #expect(sqliteTables["receipts"]?.first == "id")
         #expect(try await sqlite.schemaVersion() == postgres.schemaVersion())
+    }
+
+    /// v8: one index on `subscriptions.original_transaction_id` on both stores; on PostgreSQL the
+    /// base64 columns are stored without compression (pglz only ever tried and gave up on them).
+    @Test func v8LeavesOneOriginalTransactionIndexAndBase64StoredUncompressed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sqlite = try AppDatabase.open(path: folder.appendingPathComponent("fresh.sqlite").path)
+        let postgres = try await TestPostgres.createDatabase().open()
+        defer { Task { await postgres.close() } }
+
+        let sqliteIndexes = try await sqlite.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subscriptions'")
+        }
+        #expect(sqliteIndexes.contains("subscriptions_otid"))
+        #expect(!sqliteIndexes.contains("subscriptions_original_transaction"))
+
+        let postgresIndexes = try await postgres.withConnection("reading indexes") { connection in
+            try await connection.all("SELECT indexname::text FROM pg_indexes WHERE tablename = 'subscriptions'") { row in
+                try row[0].decode(String.self)
+            }
+        }
+        #expect(postgresIndexes.contains("subscriptions_otid"))
+        #expect(!postgresIndexes.contains("subscriptions_original_transaction"))
+
+        let storage = try await postgres.withConnection("reading column storage") { connection in
+            try await connection.all(
+                """
+                SELECT c.relname::text || '.' || a.attname::text, a.attstorage::text
+                FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
+                WHERE c.relname IN ('notifications', 'receipts') AND a.attname IN ('signed_payload', 'receipt_data')
+                """
+            ) { row in (try row[0].decode(String.self), try row[1].decode(String.self)) }
+        }
+        #expect(Dictionary(uniqueKeysWithValues: storage) == ["notifications.signed_payload": "e", "receipts.receipt_data": "e"])
     }
 }

@@ -149,7 +149,8 @@ public struct AppDatabase: Sendable {
                     WHERE notification_uuid IS NOT NULL;
                 """)
         }
-        migrator.registerMigration("v8-drop-duplicate-index") { db in
+        migrator.registerMigration("v8-write-costs") { db in
+            // PostgreSQL's v8 also stops compressing the base64 columns; SQLite never compresses.
             try db.execute(sql: SchemaSQL.v8DropDuplicateIndex)
         }
         return migrator
