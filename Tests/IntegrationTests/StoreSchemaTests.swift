@@ -8,13 +8,20 @@ import Testing
 /// translates SQLite's migrations; `subrecon db copy` moves columns by name; an app server writes
 /// the same `receipts` on both).
 @Suite struct StoreSchemaTests {
-    @Test func freshStoresHaveTheSameTablesAndColumns() async throws {
+    /// A new SQLite file (in its own folder) and a new PostgreSQL database, both migrated.
+    static func freshStores() async throws -> (folder: URL, sqlite: AppDatabase, postgres: PostgresStore) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         let sqlite = try AppDatabase.open(path: folder.appendingPathComponent("fresh.sqlite").path)
-        let postgres = try await TestPostgres.createDatabase().open()
-        defer { Task { await postgres.close() } }
+        return (folder, sqlite, try await TestPostgres.createDatabase().open())
+    }
+
+    @Test func freshStoresHaveTheSameTablesAndColumns() async throws {
+        let (folder, sqlite, postgres) = try await Self.freshStores()
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            Task { await postgres.close() }
+        }
 
         let (sqliteTables, postgresTables) = (try await sqlite.tableColumns(), try await postgres.tableColumns())
         #expect(sqliteTables.keys.sorted() == postgresTables.keys.sorted())
@@ -32,12 +39,11 @@ import Testing
     /// v8: one index on `subscriptions.original_transaction_id` on both stores; on PostgreSQL the
     /// base64 columns are stored without compression (pglz only ever tried and gave up on them).
     @Test func v8LeavesOneOriginalTransactionIndexAndBase64StoredUncompressed() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-schema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let sqlite = try AppDatabase.open(path: folder.appendingPathComponent("fresh.sqlite").path)
-        let postgres = try await TestPostgres.createDatabase().open()
-        defer { Task { await postgres.close() } }
+        let (folder, sqlite, postgres) = try await Self.freshStores()
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            Task { await postgres.close() }
+        }
 
         let sqliteIndexes = try await sqlite.writer.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subscriptions'")
