@@ -78,7 +78,7 @@ struct GlobalOptions: ParsableArguments {
             case .json:
                 return JSONLogHandler(label: label, logLevel: level)
             case .text:
-                var handler = StreamLogHandler.standardError(label: label)
+                var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
                 handler.logLevel = level
                 return handler
             }
