@@ -5,7 +5,8 @@
 --   wrk -t2 -c32 -d60s --latency -s scripts/wrk-receiver.lua \
 --       http://127.0.0.1:8088/apple/notifications -- notifications.jsonl
 --
--- The file after `--` is JSON Lines, one {"signedPayload": "..."} body a line, posted in turn.
+-- The file after `--` is JSON Lines, one {"signedPayload": "..."} body a line, posted in turn
+-- (from a random body; after the file, `in-order` starts at the first: one thread, each once).
 -- At the end: the answers by status (wrk itself only counts non-2xx together).
 
 local bodies = {}
@@ -26,8 +27,13 @@ function init(args)
     if #line > 0 then table.insert(bodies, line) end
   end
   if #bodies == 0 then error(path .. " holds no body") end
-  -- Threads start at different bodies so they do not post the same one at the same moment.
-  next_body = math.random(#bodies) - 1
+  if args[2] == "in-order" then
+    -- One thread sending each body once, oldest first (subrecon-bench receiver --wrk).
+    next_body = 0
+  else
+    -- Threads start at different bodies so they do not post the same one at the same moment.
+    next_body = math.random(#bodies) - 1
+  end
 end
 
 function request()
@@ -50,6 +56,10 @@ function done(summary, latency, requests)
   for status, count in pairs(total) do table.insert(parts, status .. ": " .. count) end
   table.sort(parts)
   io.write("answers: " .. table.concat(parts, ", ") .. "\n")
+  io.write(string.format("requests %d in %d us\n", summary.requests, summary.duration))
+  local errors = summary.errors
+  io.write(string.format("errors connect %d read %d write %d timeout %d\n",
+    errors.connect, errors.read, errors.write, errors.timeout))
   io.write(string.format("p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
     latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
 end

@@ -33,6 +33,25 @@ struct ReceiverBenchmark {
     var url: String?
     var subreconPath: String
     var keep: Bool
+    /// wrk and its Lua script drive the load instead of this process (`ReceiverWrkLoad`).
+    var wrk: (executable: String, script: String)?
+
+    /// What a load gave, whichever drove it.
+    struct Figures {
+        var requests: Int
+        var seconds: Double
+        var p50Milliseconds: Double
+        var p99Milliseconds: Double
+        var maxMilliseconds: Double
+        var outcomes: [String: Int]
+        /// With `sendEachOnce`: the bodies ran out before the time was up.
+        var ranOut: Bool
+        /// Requests that may have been stored without their answer being counted: transport
+        /// errors, and with wrk the requests in flight when it stopped (one a connection).
+        var unanswered: Int
+        var loadCPUSeconds: Double
+        var loadName: String
+    }
 
     func run() async throws {
         let folder = try BenchFolder.make()
@@ -83,8 +102,7 @@ struct ReceiverBenchmark {
         }
         // A request cut off by the stop may be stored without its 200 reaching us: more rows
         // than 200s is possible only beside transport errors; fewer is a lost notification.
-        let errors = load.outcomes.filter { $0.key.hasPrefix("error") }.values.reduce(0, +)
-        if recorded.rows < ok || recorded.rows > ok + errors || recorded.deliveries != recorded.rows {
+        if recorded.rows < ok || recorded.rows > ok + load.unanswered || recorded.deliveries != recorded.rows {
             throw Failure(description: "receiver: \(ok) answers 200 but \(recorded.rows) notifications stored with \(recorded.deliveries) deliveries: not every 200 stored exactly once")
         }
         print(BenchFormat.line("check", "every 200 is one stored notification, each delivered once"))
@@ -93,7 +111,7 @@ struct ReceiverBenchmark {
     /// Starts the receiver (unless --url), drives the load, prints the figures.
     private func measure(
         bodies: [[UInt8]], settings: [String: String], sendEachOnce: Bool, folder: String
-    ) async throws -> ReceiverLoad {
+    ) async throws -> Figures {
         var receiver: ReceiverProcess?
         if url == nil {
             receiver = try ReceiverProcess.start(
@@ -105,9 +123,22 @@ struct ReceiverBenchmark {
         let ownBefore = ChildProcess.ownCPUSeconds()
 
         async let rssMid = Self.residentKilobytes(of: receiver, after: .milliseconds(seconds * 500))
-        let load = await ReceiverLoad.drive(
-            url: target, bodies: bodies, connections: connections, duration: .seconds(seconds), sendEachOnce: sendEachOnce,
-            rate: rate)
+        let load: Figures
+        if let wrk {
+            load = try await ReceiverWrkLoad.drive(
+                wrk: wrk.executable, script: wrk.script, url: target, bodies: bodies, connections: connections,
+                seconds: seconds, folder: folder)
+        } else {
+            let driven = await ReceiverLoad.drive(
+                url: target, bodies: bodies, connections: connections, duration: .seconds(seconds), sendEachOnce: sendEachOnce,
+                rate: rate)
+            load = Figures(
+                requests: driven.requests, seconds: driven.seconds, p50Milliseconds: driven.percentileMilliseconds(0.5),
+                p99Milliseconds: driven.percentileMilliseconds(0.99), maxMilliseconds: driven.percentileMilliseconds(1),
+                outcomes: driven.outcomes, ranOut: driven.ranOut,
+                unanswered: driven.outcomes.filter { $0.key.hasPrefix("error") }.values.reduce(0, +),
+                loadCPUSeconds: ChildProcess.ownCPUSeconds() - ownBefore, loadName: "this process: libcurl + tasks")
+        }
         let rssMiddle = await rssMid
         let rssAfter = receiver?.process.residentKilobytesNow()
         let peak = receiver?.process.peakRSSKilobytesSoFar()
@@ -117,7 +148,7 @@ struct ReceiverBenchmark {
         print(BenchFormat.line("target", target))
         print(BenchFormat.line("requests", "\(BenchFormat.grouped(load.requests)) in \(BenchFormat.fixed(load.seconds)) s, \(BenchFormat.fixed(Double(load.requests) / load.seconds, 1)) requests/s"))
         print(BenchFormat.line(
-            "latency", "p50 \(BenchFormat.fixed(load.percentileMilliseconds(0.5))) ms, p99 \(BenchFormat.fixed(load.percentileMilliseconds(0.99))) ms, max \(BenchFormat.fixed(load.percentileMilliseconds(1))) ms"))
+            "latency", "p50 \(BenchFormat.fixed(load.p50Milliseconds)) ms, p99 \(BenchFormat.fixed(load.p99Milliseconds)) ms, max \(BenchFormat.fixed(load.maxMilliseconds)) ms"))
         let answers = load.outcomes.sorted { $0.value > $1.value }.map { "\($0.key): \(BenchFormat.grouped($0.value))" }
         print(BenchFormat.line("answers", answers.joined(separator: ", ")))
         if let rssBefore, let rssAfter {
@@ -128,7 +159,7 @@ struct ReceiverBenchmark {
             print(BenchFormat.line(
                 "receiver CPU", "\(BenchFormat.fixed(cpuAfter - cpuBefore)) s (\(BenchFormat.fixed((cpuAfter - cpuBefore) / load.seconds * 100, 0)) % of one core)"))
         }
-        print(BenchFormat.line("load CPU", "\(BenchFormat.fixed(ChildProcess.ownCPUSeconds() - ownBefore)) s (this process: libcurl + tasks)"))
+        print(BenchFormat.line("load CPU", "\(BenchFormat.fixed(load.loadCPUSeconds)) s (\(load.loadName))"))
         if let exit {
             print(BenchFormat.line("receiver stop", "SIGTERM: \(exit.description)"))
         }

@@ -24,11 +24,14 @@ struct ReceiverCommand: AsyncParsableCommand {
             and at the end (memory flat?) and its CPU. Figures only: it never fails on speed. \
             --bodies FILE (JSON Lines, one {"signedPayload": "..."} a line) sends those in turn \
             instead; --synthetic sends bodies of a notification's size that the intake refuses (400): \
-            the HTTP path alone. scripts/wrk-receiver.lua does the file load with wrk.
+            the HTTP path alone. --wrk drives the same closed loop with wrk and \
+            scripts/wrk-receiver.lua (the bodies written to a file first): a load generator that is \
+            not ours, to check the figures against.
 
             Examples:
               subrecon-bench receiver --connections 16 --seconds 60 --generate 80000
               subrecon-bench receiver --postgres --connections 16 --seconds 60 --generate 80000
+              subrecon-bench receiver --postgres --seconds 60 --generate 150000 --wrk /usr/bin/wrk
               subrecon-bench receiver --synthetic --seconds 5
               subrecon-bench receiver --bodies n.jsonl --receiver-argument=--apple-root-ca-file --receiver-argument=root.pem
               subrecon-bench receiver --url http://127.0.0.1:8088/apple/notifications --bodies n.jsonl
@@ -75,6 +78,12 @@ struct ReceiverCommand: AsyncParsableCommand {
     @Option(help: "With --bodies or --synthetic: drive a receiver already running at this URL instead of starting one (no RSS or CPU then).")
     var url: String?
 
+    @Option(help: "Drive the load with this wrk executable (e.g. /usr/bin/wrk) and scripts/wrk-receiver.lua, closed loop on one wrk thread, instead of this process's libcurl lanes.")
+    var wrk: String?
+
+    @Option(help: "The Lua script for --wrk.")
+    var wrkScript: String = "scripts/wrk-receiver.lua"
+
     @OptionGroup var options: BenchOptions
 
     func validate() throws {
@@ -85,6 +94,11 @@ struct ReceiverCommand: AsyncParsableCommand {
             throw ValidationError("--bodies \(bodies) cannot be read")
         }
         if bodies != nil, synthetic { throw ValidationError("--bodies and --synthetic: choose one") }
+        if let wrk {
+            if !FileManager.default.isExecutableFile(atPath: wrk) { throw ValidationError("--wrk \(wrk) is not an executable") }
+            if !FileManager.default.isReadableFile(atPath: wrkScript) { throw ValidationError("--wrk-script \(wrkScript) cannot be read") }
+            if rate != nil { throw ValidationError("--wrk drives a closed loop: not with --rate") }
+        }
         let generating = bodies == nil && !synthetic
         if generating {
             if db != nil || url != nil {
@@ -113,7 +127,8 @@ struct ReceiverCommand: AsyncParsableCommand {
         }
         try await ReceiverBenchmark(
             bodies: source, connections: connections, rate: rate, seconds: seconds, database: db, postgres: server,
-            receiverArguments: receiverArguments, url: url, subreconPath: options.subreconPath, keep: options.keep
+            receiverArguments: receiverArguments, url: url, subreconPath: options.subreconPath, keep: options.keep,
+            wrk: wrk.map { ($0, wrkScript) }
         ).run()
     }
 }
