@@ -51,6 +51,9 @@ struct ReceiverBenchmark {
         var unanswered: Int
         var loadCPUSeconds: Double
         var loadName: String
+
+        /// Requests that ended in a transport error ("error: …" outcomes).
+        var transportErrors: Int { outcomes.filter { $0.key.hasPrefix("error") }.values.reduce(0, +) }
     }
 
     func run() async throws {
@@ -132,12 +135,13 @@ struct ReceiverBenchmark {
             let driven = await ReceiverLoad.drive(
                 url: target, bodies: bodies, connections: connections, duration: .seconds(seconds), sendEachOnce: sendEachOnce,
                 rate: rate)
-            load = Figures(
+            var figures = Figures(
                 requests: driven.requests, seconds: driven.seconds, p50Milliseconds: driven.percentileMilliseconds(0.5),
                 p99Milliseconds: driven.percentileMilliseconds(0.99), maxMilliseconds: driven.percentileMilliseconds(1),
-                outcomes: driven.outcomes, ranOut: driven.ranOut,
-                unanswered: driven.outcomes.filter { $0.key.hasPrefix("error") }.values.reduce(0, +),
+                outcomes: driven.outcomes, ranOut: driven.ranOut, unanswered: 0,
                 loadCPUSeconds: ChildProcess.ownCPUSeconds() - ownBefore, loadName: "this process: libcurl + tasks")
+            figures.unanswered = figures.transportErrors
+            load = figures
         }
         let rssMiddle = await rssMid
         let rssAfter = receiver?.process.residentKilobytesNow()

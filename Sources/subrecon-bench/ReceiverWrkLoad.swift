@@ -3,9 +3,9 @@ import Foundation
 /// The same closed loop driven by wrk (the load tool the notifications issue names) instead of
 /// this process's libcurl lanes: a load generator that is not ours, to check the bench's own
 /// latency figures against (they agree; wrk, its Lua script formatting each ~14 KB request, used
-/// more CPU than the libcurl lanes: 14.0 s against 7.7 s for 60 s). `scripts/wrk-receiver.lua` posts the bodies in turn from the first
-/// (`in-order`), on one wrk thread, so each is sent once while there are more bodies than
-/// requests, oldest signedDate first as the libcurl lanes send them.
+/// more CPU than the libcurl lanes: 14.0 s against 7.7 s for 60 s). `scripts/wrk-receiver.lua`
+/// posts the bodies in turn from the first (`in-order`), on one wrk thread, so each is sent once
+/// while there are more bodies than requests, oldest signedDate first as the lanes send them.
 enum ReceiverWrkLoad {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -38,7 +38,7 @@ enum ReceiverWrkLoad {
         load.loadCPUSeconds = exit.cpuSeconds
         load.ranOut = load.requests > bodies.count
         // wrk does not count the requests in flight when it stops: one a connection may be stored.
-        load.unanswered = connections + load.outcomes.filter { $0.key.hasPrefix("error") }.values.reduce(0, +)
+        load.unanswered = connections + load.transportErrors
         return load
     }
 
