@@ -46,6 +46,33 @@ import Testing
         }
     }
 
+    @Test func anAcceptedTokenIsRememberedOnlyByItsExactBytesAndOnlyUntilItExpires() throws {
+        let key = P256.Signing.PrivateKey()
+        let verifier = ServerAPIBearerVerifier(
+            publicKeyX963: Array(key.publicKey.x963Representation), bundleID: SimulatedProducts.bundleID)
+        let issuedAt = Int64(Date().timeIntervalSince1970) - 60
+        let token = try makeBearer(key: key, issuedAt: issuedAt, lifetime: 1800)
+        let nowMs = issuedAt * 1000 + 60_000
+        #expect(verifier.accepts(authorization: "Bearer " + token, nowMs: nowMs))
+        #expect(verifier.accepts(authorization: "Bearer " + token, nowMs: nowMs + 1000), "again, from the cache")
+
+        // Expiry is still checked for a remembered value.
+        let expMs = (issuedAt + 1800) * 1000
+        #expect(verifier.accepts(authorization: "Bearer " + token, nowMs: expMs - 1))
+        #expect(!verifier.accepts(authorization: "Bearer " + token, nowMs: expMs), "expired")
+
+        // Near misses of a remembered value go through every check, and fail them.
+        var tampered = Array(token.utf8)
+        tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(!verifier.accepts(authorization: "Bearer " + String(decoding: tampered, as: UTF8.self), nowMs: nowMs))
+        // U+212A KELVIN SIGN is canonically equivalent to "K", so the two Strings compare equal.
+        // The header always encodes to "...JKV1Q..." ("JWT"), so there is a "K" to swap.
+        let kelvin = "Bearer " + token.replacingOccurrences(of: "K", with: "\u{212A}")
+        #expect(kelvin == "Bearer " + token && Array(kelvin.utf8) != Array(("Bearer " + token).utf8))
+        #expect(!verifier.accepts(authorization: kelvin, nowMs: nowMs), "not the accepted bytes")
+        #expect(verifier.accepts(authorization: "Bearer " + token, nowMs: nowMs), "the good one still passes")
+    }
+
     @Test func rateLimitAnswers429WithRetryAfterInEpochMilliseconds() async throws {
         var options = options()
         options.apiRateLimit = 5
