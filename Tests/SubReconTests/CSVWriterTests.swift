@@ -35,7 +35,7 @@ struct CSVWriterTests {
     @Test("formula-leading characters get a leading apostrophe", arguments: [
         ("=1+1", "'=1+1"),
         ("+15551234", "'+15551234"),
-        ("-5", "'-5"),
+        ("-5x", "'-5x"),
         ("@SUM(A1:A9)", "'@SUM(A1:A9)"),
         ("\tcmd", "'\tcmd"),
         ("=", "'="),
@@ -47,6 +47,36 @@ struct CSVWriterTests {
         ("@x,y", #""'@x,y""#),
     ])
     func formulaGuard(cell: String, expected: String) {
+        #expect(CSVWriter.encodeRow([cell]) == expected + "\n")
+    }
+
+    @Test("a cell that is exactly a decimal number is written as it is, negative or not", arguments: [
+        "-49.99", "-5", "-0", "-0.000", "-1200", "0.0417", "9.99", "-9223372036854775808", "-00.10",
+    ])
+    func decimalNumbersAreNotGuarded(cell: String) {
+        #expect(CSVWriter.encodeRow([cell]) == cell + "\n")
+        #expect(CSVWriter.encodeRow(["x", cell]) == "x,\(cell)\n")
+    }
+
+    @Test("text that merely looks numeric at the start is still guarded", arguments: [
+        ("-abc", "'-abc"),
+        ("-", "'-"),
+        ("-1.", "'-1."),
+        ("-.5", "'-.5"),
+        ("-1.2.3", "'-1.2.3"),
+        ("-1e5", "'-1e5"),
+        ("-1,5", #""'-1,5""#),
+        ("- 1", "'- 1"),
+        ("--1", "'--1"),
+        ("-1 ", "'-1 "),
+        ("-١", "'-١"),  // an Arabic-Indic digit is not [0-9]
+        ("=1", "'=1"),
+        ("+1", "'+1"),
+        ("+1.5", "'+1.5"),
+        ("@1", "'@1"),
+        ("-5\n", "\"'-5\n\""),
+    ])
+    func numericLookingTextIsGuarded(cell: String, expected: String) {
         #expect(CSVWriter.encodeRow([cell]) == expected + "\n")
     }
 
@@ -122,7 +152,7 @@ struct CSVWriterTests {
     @Test func manyRowsRoundTripThroughAnRFC4180Reader() throws {
         // Fragments chosen to hit every rule, combined pseudo-randomly but reproducibly.
         let fragments = ["", "a", "Zoë", "🙂", ",", "\"", "\n", "\r", "\r\n", "=", "+", "-", "@", "\t", " ", "'",
-                         "x y", "1700000000000", "é\u{301}"]
+                         "x y", "1700000000000", "é\u{301}", ".", "49.99"]
         var generator = SplitMix64(seed: 42)
         var rows: [[String?]] = []
         for _ in 0..<5_000 {
@@ -139,6 +169,8 @@ struct CSVWriterTests {
         let expected = rows.map { row in row.map { cell -> String in
             let cell = cell ?? ""
             guard let first = cell.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return cell }
+            // A decimal number such as -1700000000000 is a number, not a formula.
+            if cell.wholeMatch(of: /-?[0-9]+(\.[0-9]+)?/) != nil { return cell }
             return "'" + cell
         } }
         #expect(parsed.count == expected.count)

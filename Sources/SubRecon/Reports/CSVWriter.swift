@@ -11,9 +11,11 @@ import Foundation
 /// Encoding rules, applied to every cell:
 /// - A cell containing `,`, `"`, `\n` or `\r` is quoted, with each `"` doubled.
 /// - Formula guard (the contract's "CSV safety"): a cell that begins with `=`, `+`, `-`, `@`, tab or
-///   carriage return gets a leading `'`, so a spreadsheet never evaluates it. The guard is applied
-///   to *every* cell, numbers included; that is harmless for us because no numeric report column is
-///   ever negative. Keeping it unconditional means no column can forget it.
+///   carriage return gets a leading `'`, so a spreadsheet never evaluates it. The one exception is
+///   a cell that is exactly a decimal number (`-?[0-9]+(\.[0-9]+)?`, such as `-49.99`): the money
+///   reports write negative amounts, a spreadsheet reads such a cell as a number and evaluates
+///   nothing, and `'-49.99` would turn it into text. `-abc`, `-`, `-1.`, `-.5` are still guarded.
+///   The guard is decided per cell from its bytes, not per column, so no column can forget it.
 /// - `nil` and `""` are both written as an empty cell. A row made of a single empty cell is
 ///   written as `""`, so a reader does not take it for a blank line.
 ///
@@ -101,6 +103,22 @@ public struct CSVWriter {
         buffer.append(lineFeed)
     }
 
+    /// Whether `bytes` is exactly `-?[0-9]+(\.[0-9]+)?`: a number a spreadsheet shows as a number.
+    private static func isDecimalNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = bytes.startIndex
+        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        func digits() -> Bool {
+            let start = index
+            while index < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index > start
+        }
+        guard digits() else { return false }
+        if index == bytes.endIndex { return true }
+        guard bytes[index] == UInt8(ascii: "."), index + 1 < bytes.endIndex else { return false }
+        index += 1
+        return digits() && index == bytes.endIndex
+    }
+
     /// Scans the cell's UTF-8 bytes once to decide on quoting, then copies it in runs between
     /// quotes; no regex, no intermediate strings.
     private static func appendCell(_ cell: String, to buffer: inout [UInt8]) {
@@ -109,8 +127,9 @@ public struct CSVWriter {
             guard let first = bytes.first else { return }
             let guarded: Bool
             switch first {
-            case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"),
-                 UInt8(ascii: "\t"), carriageReturn:
+            case UInt8(ascii: "-"):
+                guarded = !isDecimalNumber(bytes)
+            case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "@"), UInt8(ascii: "\t"), carriageReturn:
                 guarded = true
             default:
                 guarded = false

@@ -1,0 +1,71 @@
+/// One row of the money ledger (a billed period, as `report renewals` lists it), as the revenue
+/// and metrics reports read it.
+struct LedgerEntry: Sendable, Equatable {
+    var originalTransactionID: String
+    var productID: String
+    var purchaseDateMs: Int64?
+    var expiresDateMs: Int64
+    var cancellationDateMs: Int64?
+    var isUpgraded: Bool
+    var priceMilliunits: Int64?  // nil = unknown
+    var currency: String?  // nil/empty = unknown
+    var offerDiscountType: String?
+    var transactionReason: String?
+    var ownershipType: String?
+    var environment: String?  // "Production" / "Sandbox"
+    var refundMilliunits: Int64?  // as stored (computed by RefundAmount at write time)
+}
+
+extension LedgerEntry {
+    /// Whether the money reports count this row for `environment`: payer-owned (`PURCHASED`, or
+    /// empty where Apple did not say; family-shared periods are nobody's revenue, and an ownership
+    /// value the contract does not name is not known to be the payer's) and in that environment.
+    /// A row without an environment counts as `Production`: Apple labels everything sandbox, so an
+    /// unlabelled row is production data whose source did not say (e.g. seen only through
+    /// verifyReceipt), and dropping it would make its period silently disappear.
+    func counts(in environment: String) -> Bool {
+        switch ownershipType {
+        case nil, "", "PURCHASED": break
+        default: return false
+        }
+        let own = self.environment ?? ""
+        return own.isEmpty ? environment == "Production" : own == environment
+    }
+
+    /// Whether the price is known: a price (never negative: that is malformed) with a currency.
+    /// "A price without a currency is an unknown price."
+    var hasKnownPrice: Bool {
+        guard let price = priceMilliunits, price >= 0, let currency else { return false }
+        return !currency.isEmpty
+    }
+
+    /// The `currency` column for this row: Apple's code, or empty when Apple gave none.
+    var currencyColumn: String { currency ?? "" }
+
+    var isFreeTrial: Bool { offerDiscountType == "FREE_TRIAL" }
+
+    /// Entries in purchase order (nil first), keeping the given order among equal dates; the
+    /// input is usually sorted already, and then it is returned as is.
+    static func inPurchaseOrder(_ entries: [LedgerEntry]) -> [LedgerEntry] {
+        func precedes(_ lhs: Int64?, _ rhs: Int64?) -> Bool {
+            switch (lhs, rhs) {
+            case (nil, nil), (_?, nil): false
+            case (nil, _?): true
+            case let (l?, r?): l < r
+            }
+        }
+        var sorted = true
+        for index in entries.indices.dropFirst()
+        where precedes(entries[index].purchaseDateMs, entries[index - 1].purchaseDateMs) {
+            sorted = false
+            break
+        }
+        if sorted { return entries }
+        // Stable: equal dates keep their order (the later one governs in metrics).
+        return entries.enumerated().sorted { lhs, rhs in
+            if precedes(lhs.element.purchaseDateMs, rhs.element.purchaseDateMs) { return true }
+            if precedes(rhs.element.purchaseDateMs, lhs.element.purchaseDateMs) { return false }
+            return lhs.offset < rhs.offset
+        }.map(\.element)
+    }
+}
