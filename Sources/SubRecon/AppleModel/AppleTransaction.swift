@@ -17,14 +17,18 @@ public struct AppleTransaction: Sendable, Equatable {
     public var subscriptionGroupIdentifier: String?
     /// The UUID the app attached to the purchase (`appAccountToken`, or verifyReceipt's `app_account_token`).
     public var appAccountToken: String?
+    /// The period's price, offer and refund as signed data gives them; nil from verifyReceipt.
+    public var money: TransactionMoney?
 
     public init(
         transactionID: String?, originalTransactionID: String?, webOrderLineItemID: String? = nil,
         productID: String?, purchaseDateMs: Int64? = nil, expiresDateMs: Int64?,
         cancellationDateMs: Int64? = nil, cancellationReason: String? = nil, isUpgraded: Bool = false,
         isTrialPeriod: Bool? = nil, isInIntroOfferPeriod: Bool? = nil, ownershipType: String? = nil,
-        subscriptionGroupIdentifier: String? = nil, appAccountToken: String? = nil
+        subscriptionGroupIdentifier: String? = nil, appAccountToken: String? = nil,
+        money: TransactionMoney? = nil
     ) {
+        self.money = money
         self.appAccountToken = appAccountToken
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID

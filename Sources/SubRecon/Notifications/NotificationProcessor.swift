@@ -160,6 +160,7 @@ public struct NotificationProcessor: NotificationIntake {
             throw .init(refusal: .environment, message: "the notification's data names no environment")
         }
         let transaction = try await items.transaction(signedTransaction, environment: environment)
+        transaction.logMoneyProblems(logger)
         result.transaction = transaction
         if let signedRenewal = data.signedRenewalInfo {
             result.renewal = try await items.renewal(signedRenewal, of: transaction, environment: environment)

@@ -124,6 +124,7 @@ public struct ReceiptReconciler: Sendable {
 
         var newRenewals: [RenewalRecord] = []
         var cancellations: [RenewalCancellation] = []
+        var revisions: [RenewalRecord] = []
         var seenKeys: Set<String> = []
         for period in derived.periods {
             guard let otid = period.originalTransactionID, !keptOTIDs.contains(otid),
@@ -131,21 +132,38 @@ public struct ReceiptReconciler: Sendable {
                 let expires = period.expiresDateMs, seenKeys.insert(key).inserted
             else { continue }
             if let stored = snapshot.renewals[key] {
-                if stored.cancellationDateMs == nil, let cancelled = period.cancellationDateMs {
-                    cancellations.append(RenewalCancellation(periodKey: key, cancellationDateMs: cancelled))
+                if period.money != nil {
+                    // Signed data: its ledger replaces the stored one unless that is newer.
+                    var revised = stored
+                    revised.takeLedger(of: period, environment: environment)
+                    if !stored.hasNewerLedger(than: revised), !revised.hasSameLedger(as: stored) {
+                        revisions.append(revised)
+                    }
+                } else if stored.cancellationDateMs == nil, let cancelled = period.cancellationDateMs {
+                    var revised = stored
+                    revised.cancellationDateMs = cancelled
+                    revised.isUpgraded = stored.isUpgraded || period.isUpgraded
+                    revised.refundMilliunits = RefundAmount.milliunits(
+                        priceMilliunits: revised.priceMilliunits, currency: revised.currency, cancellationDateMs: cancelled,
+                        isUpgraded: revised.isUpgraded, revocationType: revised.revocationType,
+                        revocationPercentage: revised.revocationPercentage)
+                    cancellations.append(
+                        RenewalCancellation(
+                            periodKey: key, cancellationDateMs: cancelled, refundMilliunits: revised.refundMilliunits))
                 }
                 continue
             }
-            newRenewals.append(
-                RenewalRecord(
-                    userID: receipt.userID, periodKey: key, transactionID: transactionID, originalTransactionID: otid,
-                    webOrderLineItemID: period.webOrderLineItemID, productID: period.productID ?? "",
-                    purchaseDateMs: period.purchaseDateMs, expiresDateMs: expires,
-                    cancellationDateMs: period.cancellationDateMs, isTrialPeriod: period.isTrialPeriod ?? false,
-                    isInIntroOfferPeriod: period.isInIntroOfferPeriod ?? false, receiptID: receipt.id,
-                    firstSeenRunID: runID, firstSeenAt: nowMs))
+            var record = RenewalRecord(
+                userID: receipt.userID, periodKey: key, transactionID: transactionID, originalTransactionID: otid,
+                webOrderLineItemID: period.webOrderLineItemID, productID: period.productID ?? "",
+                purchaseDateMs: period.purchaseDateMs, expiresDateMs: expires,
+                cancellationDateMs: period.cancellationDateMs, isTrialPeriod: period.isTrialPeriod ?? false,
+                isInIntroOfferPeriod: period.isInIntroOfferPeriod ?? false, receiptID: receipt.id,
+                firstSeenRunID: runID, firstSeenAt: nowMs)
+            record.takeLedger(of: period, environment: environment)
+            newRenewals.append(record)
         }
-        if !newRenewals.isEmpty || !cancellations.isEmpty { changed = true }
+        if !newRenewals.isEmpty || !cancellations.isEmpty || !revisions.isEmpty { changed = true }
 
         // The receipt's subscriptions after this update, for the due policy and the run item.
         var after: [String: StoredSubscription] = [:]
@@ -177,7 +195,7 @@ public struct ReceiptReconciler: Sendable {
             runItem: runItem(
                 snapshot, changed ? .updated : .unchanged, nowMs: nowMs, appleStatus: account.appleStatus, environment: environment,
                 old: headlineBefore, new: headlineAfter, message: message),
-            subscriptionChanges: changes, staleSubscriptions: stale)
+            subscriptionChanges: changes, staleSubscriptions: stale, renewalRevisions: revisions)
     }
 
     /// Why an answer must not replace a stored subscription, or nil when it may.

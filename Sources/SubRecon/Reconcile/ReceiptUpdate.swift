@@ -17,12 +17,17 @@ public struct ReceiptUpdate: Sendable, Equatable {
     /// Subscriptions whose stored data is newer than the answer (by `AppleAccount.asOfMs`): left
     /// as they were. A notification about one of them is `stale`.
     public var staleSubscriptions: [String] = []
+    /// Stored periods whose ledger signed data revised (money filled in, a refund, a reversal):
+    /// the whole record as it should now be; written unless newer signed data is stored.
+    public var renewalRevisions: [RenewalRecord] = []
 }
 
 /// A refund's cancellation date filled into an existing renewal record.
 public struct RenewalCancellation: Sendable, Equatable {
     public var periodKey: String
     public var cancellationDateMs: Int64
+    /// The refund that follows from the stored price (nil: unknown).
+    public var refundMilliunits: Int64? = nil
 }
 
 /// The receipt row's bookkeeping after an outcome.

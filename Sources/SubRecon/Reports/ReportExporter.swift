@@ -88,7 +88,9 @@ public struct ReportExporter: Sendable {
             """
                 SELECT transaction_id, original_transaction_id, web_order_line_item_id, user_id, product_id,
                        purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
-                       is_in_intro_offer_period, first_seen_run_id
+                       is_in_intro_offer_period, first_seen_run_id, price_milliunits, currency, storefront, offer_type,
+                       offer_discount_type, offer_period, transaction_reason, ownership_type, environment,
+                       revocation_type, revocation_percentage, refund_milliunits
                 FROM renewals ORDER BY user_id, original_transaction_id, expires_date_ms, period_key
                 """, []
         ) { row in
@@ -97,6 +99,11 @@ public struct ReportExporter: Sendable {
                 row.text("product_id"), number(row.integer("purchase_date_ms")), number(row.integer("expires_date_ms")),
                 number(row.integer("cancellation_date_ms")), (row.flag("is_trial_period") == true) ? "true" : "false",
                 (row.flag("is_in_intro_offer_period") == true) ? "true" : "false", number(row.integer("first_seen_run_id")),
+                number(row.integer("price_milliunits")), row.text("currency"), row.text("storefront"),
+                number(row.integer("offer_type")), row.text("offer_discount_type"), row.text("offer_period"),
+                row.text("transaction_reason"), row.text("ownership_type"), row.text("environment"),
+                row.text("revocation_type"), number(row.integer("revocation_percentage")),
+                number(row.integer("refund_milliunits")),
             ])
         }
     }

@@ -22,7 +22,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .renewals:
             ["transaction_id", "original_transaction_id", "web_order_line_item_id", "user_id", "product_id",
              "purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "is_trial_period",
-             "is_in_intro_offer_period", "first_seen_run_id"]
+             "is_in_intro_offer_period", "first_seen_run_id", "price_milliunits", "currency", "storefront",
+             "offer_type", "offer_discount_type", "offer_period", "transaction_reason", "ownership_type",
+             "environment", "revocation_type", "revocation_percentage", "refund_milliunits"]
         case .runs:
             ["run_id", "kind", "started_at", "finished_at", "status", "receipts_total", "verified", "updated",
              "unchanged", "invalid", "failed", "exit_code", "worker"]

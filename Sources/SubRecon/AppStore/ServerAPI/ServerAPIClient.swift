@@ -217,7 +217,9 @@ public struct ServerAPIClient: ReceiptVerifier {
     private func verifiedTransaction(_ jws: String, askedAt environment: ReceiptEnvironment) async throws(TrustProblem)
         -> SignedTransactionPayload
     {
-        try await items.transaction(jws, environment: environment)
+        let transaction = try await items.transaction(jws, environment: environment)
+        transaction.logMoneyProblems(logger)
+        return transaction
     }
 
     private func verifiedRenewal(

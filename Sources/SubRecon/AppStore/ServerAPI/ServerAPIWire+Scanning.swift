@@ -152,18 +152,59 @@ extension SignedTransactionPayload {
         "transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
         "subscriptionGroupIdentifier", "purchaseDate", "expiresDate", "type", "appAccountToken", "inAppOwnershipType",
         "signedDate", "revocationDate", "revocationReason", "isUpgraded", "offerType", "offerDiscountType", "environment",
+        "price", "currency", "storefront", "offerPeriod", "transactionReason", "revocationType", "revocationPercentage",
     ]
 
     static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
         try ServerAPIScanning.scanFlatObject(bytes, keys: keys) { v throws(AppStoreAnswerScanner.Malformed) in
+            var problems: [String] = []
+            // Money is read leniently: a malformed amount is left unknown (and logged), while the
+            // fields state depends on stay strict.
+            let price = v[18].money(named: "price", in: 0...Int64.max, problems: &problems)
+            let percentage = v[24].money(named: "revocationPercentage", in: 0...100_000, problems: &problems)
             return Self(
                 transactionId: v[0].text, originalTransactionId: v[1].text, webOrderLineItemId: v[2].text,
                 bundleId: v[3].text, productId: v[4].text, subscriptionGroupIdentifier: v[5].text,
                 purchaseDate: try v[6].number(), expiresDate: try v[7].number(), type: v[8].text, appAccountToken: v[9].text,
                 inAppOwnershipType: v[10].text, signedDate: try v[11].number(), revocationDate: try v[12].number(),
                 revocationReason: try v[13].number().map { Int($0) }, isUpgraded: v[14].flag,
-                offerType: try v[15].number().map { Int($0) }, offerDiscountType: v[16].text, environment: v[17].text)
+                offerType: try v[15].number().map { Int($0) }, offerDiscountType: v[16].text, environment: v[17].text,
+                price: price, currency: v[19].moneyText(named: "currency", problems: &problems),
+                storefront: v[20].moneyText(named: "storefront", problems: &problems),
+                offerPeriod: v[21].moneyText(named: "offerPeriod", problems: &problems),
+                transactionReason: v[22].moneyText(named: "transactionReason", problems: &problems),
+                revocationType: v[23].moneyText(named: "revocationType", problems: &problems),
+                revocationPercentage: percentage, moneyProblems: problems.isEmpty ? nil : problems)
         }
+    }
+}
+
+extension ScannedValue {
+    /// A money number: a JSON integer within `range`, else nil with the problem noted (absent or
+    /// null is simply unknown). `9.99` or `"9990"` is not Apple's form for milliunits: unknown.
+    func money(named name: String, in range: ClosedRange<Int64>, problems: inout [String]) -> Int64? {
+        switch kind {
+        case .absent, .null: return nil
+        case .integer:
+            if let value = wholeNumber, range.contains(value) { return value }
+        default: break
+        }
+        problems.append("\(name) is not an integer in \(range.lowerBound)...\(range.upperBound)")
+        return nil
+    }
+
+    /// A money string field (a code or duration): kept as sent when it is short text; anything else
+    /// (a number, an object, 65+ bytes) is left unknown with the problem noted.
+    func moneyText(named name: String, problems: inout [String]) -> String? {
+        switch kind {
+        case .absent, .null: return nil
+        case .string, .escapedString:
+            if let text, text.utf8.count <= 64 { return text }
+            if text == nil { return nil }
+        default: break
+        }
+        problems.append("\(name) is not a short string")
+        return nil
     }
 }
 

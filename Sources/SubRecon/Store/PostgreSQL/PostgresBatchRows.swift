@@ -7,6 +7,7 @@ struct PostgresBatchRows {
     var subscriptions: JSONRecords
     var renewals: JSONRecords
     var cancellations: JSONRecords
+    var revisions: JSONRecords
     var receipts: JSONRecords
     var versions: JSONRecords
     var runItems: JSONRecords
@@ -19,6 +20,7 @@ struct PostgresBatchRows {
         subscriptions = JSONRecords(InsertSubscriptions.columns)
         renewals = JSONRecords(InsertRenewals.columns)
         cancellations = JSONRecords(FillRenewalCancellations.columns)
+        revisions = JSONRecords(ReviseRenewalLedgers.columns)
         receipts = JSONRecords(UpdateReceipts.columns)
         versions = JSONRecords(InsertReceiptVersions.columns)
         runItems = JSONRecords(UpsertRunItems.columns)
@@ -48,21 +50,25 @@ struct PostgresBatchRows {
         }
         // One row per receipt, too: several notifications of one batch may touch one receipt. The
         // last decision wins; a column it leaves unset (NULL, kept by COALESCE) keeps the earlier one's.
+        var lastRevision: [String: RenewalRecord] = [:]
+        var revisionOrder: [String] = []
         var receiptRows: [Int64: [SQLArgument]] = [:]
         var receiptOrder: [Int64] = []
         for (index, (update, digest)) in zip(updates, digests).enumerated() {
             let notificationUUID = index < notificationUUIDs.count ? notificationUUIDs[index] : nil
             for r in update.newRenewals {
-                renewals.append([
-                    .text(r.userID), .text(r.periodKey), .text(r.transactionID), .text(r.originalTransactionID),
-                    SQLArgument(r.webOrderLineItemID), .text(r.productID), SQLArgument(r.purchaseDateMs),
-                    .integer(r.expiresDateMs), SQLArgument(r.cancellationDateMs), .integer(r.isTrialPeriod ? 1 : 0),
-                    .integer(r.isInIntroOfferPeriod ? 1 : 0), SQLArgument(r.receiptID), SQLArgument(r.firstSeenRunID),
-                    .integer(r.firstSeenAt),
-                ])
+                renewals.append(r.insertValues)
             }
             for c in update.renewalCancellations {
-                cancellations.append([.text(update.userID), .text(c.periodKey), .integer(c.cancellationDateMs)])
+                cancellations.append([
+                    .text(update.userID), .text(c.periodKey), .integer(c.cancellationDateMs), SQLArgument(c.refundMilliunits),
+                ])
+            }
+            for r in update.renewalRevisions {
+                // One UPDATE may set a row once: the newest signed data of the batch wins.
+                let key = r.userID + "\u{0}" + r.periodKey
+                if let earlier = lastRevision[key], earlier.hasNewerLedger(than: r) { continue }
+                if lastRevision.updateValue(r, forKey: key) == nil { revisionOrder.append(key) }
             }
             if let change = update.receipt {
                 let sha256 = change.newReceiptData.map { ReceiptDigest.sha256Hex(of: $0, precomputed: digest) }
@@ -106,6 +112,10 @@ struct PostgresBatchRows {
             }
         }
         for id in receiptOrder { if let row = receiptRows[id] { receipts.append(row) } }
+        for key in revisionOrder {
+            guard let r = lastRevision[key] else { continue }
+            revisions.append(r.ledgerValues + [.text(r.userID), .text(r.periodKey)])
+        }
     }
 
     private static func flag(_ value: Bool?) -> SQLArgument { value.map { .integer($0 ? 1 : 0) } ?? .null }

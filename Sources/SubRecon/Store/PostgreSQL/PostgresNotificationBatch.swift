@@ -101,6 +101,9 @@ struct PostgresNotificationBatch: Sendable {
         if rows.cancellations.count > 0 {
             _ = try await connection.execute(FillRenewalCancellations(json: rows.cancellations.json), logger: PostgresStore.quiet)
         }
+        if rows.revisions.count > 0 {
+            _ = try await connection.execute(ReviseRenewalLedgers(json: rows.revisions.json), logger: PostgresStore.quiet)
+        }
         // After the notification rows are in: a uuid that arrived twice in this batch counts its
         // second delivery on its new row.
         if !deliveryOrder.isEmpty {

@@ -115,5 +115,6 @@ struct JSONRecords {
         "first_seen_run_id", "next_due_at", "last_attempt_at", "last_apple_status", "consecutive_failures",
         "run_id", "apple_status", "old_expires_date_ms", "new_expires_date_ms", "recorded_at",
         "old_auto_renew_status", "new_auto_renew_status", "signed_date", "received_at", "last_received_at",
+        "price_milliunits", "offer_type", "revocation_percentage", "refund_milliunits", "is_upgraded", "ledger_signed_date",
     ]
 }

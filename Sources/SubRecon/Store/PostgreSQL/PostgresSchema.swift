@@ -12,6 +12,7 @@ enum PostgresSchema {
     static let migrations: [(identifier: String, sql: String)] = [
         ("v1", v1), ("v2-run-lock", v2), ("v3-subscription-changes", v3), ("v4-server-api", v4), ("v5-claims", v5),
         ("v6-api-rate", v6), ("v7-notifications", v7), ("v8-write-costs", v8),
+        ("v9-ledger", v9),
     ]
 
     /// Creates or migrates the schema. Several workers starting at once take turns on a
@@ -102,6 +103,9 @@ enum PostgresSchema {
         ALTER TABLE notifications ALTER COLUMN signed_payload SET STORAGE EXTERNAL;
         ALTER TABLE receipts ALTER COLUMN receipt_data SET STORAGE EXTERNAL
         """
+
+    /// The ledger (see `SchemaSQL.v9Ledger`).
+    static let v9 = translate(SchemaSQL.v9Ledger)
 
     /// Notifications V2; a change made by a notification has no run but the notification's uuid.
     static let v7 = translate(SchemaSQL.v7Notifications) + """

@@ -97,7 +97,12 @@ struct StoredBatchState {
         for cancellation in update.renewalCancellations {
             if renewals[update.userID]?[cancellation.periodKey]?.cancellationDateMs == nil {
                 renewals[update.userID]?[cancellation.periodKey]?.cancellationDateMs = cancellation.cancellationDateMs
+                renewals[update.userID]?[cancellation.periodKey]?.refundMilliunits = cancellation.refundMilliunits
             }
+        }
+        for revision in update.renewalRevisions {
+            if let stored = renewals[revision.userID]?[revision.periodKey], stored.hasNewerLedger(than: revision) { continue }
+            renewals[revision.userID, default: [:]][revision.periodKey] = revision
         }
         if let change = update.receipt, var stored = receipts[update.receiptID] {
             stored.failures = change.consecutiveFailures
@@ -149,7 +154,20 @@ extension RenewalRecord {
             isInIntroOfferPeriod: try row["is_in_intro_offer_period"].decode(Int64.self) != 0,
             receiptID: try row["receipt_id"].decode(Int64?.self),
             firstSeenRunID: try row["first_seen_run_id"].decode(Int64?.self),
-            firstSeenAt: try row["first_seen_at"].decode(Int64.self))
+            firstSeenAt: try row["first_seen_at"].decode(Int64.self),
+            priceMilliunits: try row["price_milliunits"].decode(Int64?.self),
+            currency: try row["currency"].decode(String?.self), storefront: try row["storefront"].decode(String?.self),
+            offerType: try row["offer_type"].decode(Int64?.self),
+            offerDiscountType: try row["offer_discount_type"].decode(String?.self),
+            offerPeriod: try row["offer_period"].decode(String?.self),
+            transactionReason: try row["transaction_reason"].decode(String?.self),
+            ownershipType: try row["ownership_type"].decode(String?.self),
+            environment: try row["environment"].decode(String?.self),
+            revocationType: try row["revocation_type"].decode(String?.self),
+            revocationPercentage: try row["revocation_percentage"].decode(Int64?.self),
+            refundMilliunits: try row["refund_milliunits"].decode(Int64?.self),
+            isUpgraded: try row["is_upgraded"].decode(Int64.self) != 0,
+            ledgerSignedDateMs: try row["ledger_signed_date"].decode(Int64?.self))
     }
 }
 

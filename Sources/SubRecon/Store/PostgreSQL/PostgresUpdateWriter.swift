@@ -13,6 +13,7 @@ struct PostgresUpdateWriter {
         try await execute(InsertSubscriptions.self, rows.subscriptions)
         try await execute(InsertRenewals.self, rows.renewals)
         try await execute(FillRenewalCancellations.self, rows.cancellations)
+        try await execute(ReviseRenewalLedgers.self, rows.revisions)
         try await execute(UpdateReceipts.self, rows.receipts)
         // The batch's receipts are done with: their claims end with the write (also those whose
         // answer was discarded, which stay due for the next run).

@@ -47,12 +47,25 @@ struct InsertRenewals: JSONBatchStatement {
 }
 
 struct FillRenewalCancellations: JSONBatchStatement {
-    static let columns = ["user_id", "period_key", "cancellation_date_ms"]
+    static let columns = ["user_id", "period_key", "cancellation_date_ms", "refund_milliunits"]
     static let sql = """
-        UPDATE renewals SET cancellation_date_ms = x.cancellation_date_ms
+        UPDATE renewals SET cancellation_date_ms = x.cancellation_date_ms, refund_milliunits = x.refund_milliunits
         FROM jsonb_to_recordset($1::jsonb) AS x(\(JSONRecords.recordType(columns)))
         WHERE renewals.user_id = x.user_id AND renewals.period_key = x.period_key
           AND renewals.cancellation_date_ms IS NULL
+        """
+    let json: String
+}
+
+/// Periods whose ledger signed data revised (`SchemaSQL.renewalLedgerRevision`, for a batch): one
+/// row per period, applied unless newer signed data is stored.
+struct ReviseRenewalLedgers: JSONBatchStatement {
+    static let columns = RenewalRecord.ledgerColumns + ["user_id", "period_key"]
+    static let sql = """
+        UPDATE renewals SET \(RenewalRecord.ledgerColumns.map { "\($0) = x.\($0)" }.joined(separator: ", "))
+        FROM jsonb_to_recordset($1::jsonb) AS x(\(JSONRecords.recordType(columns)))
+        WHERE renewals.user_id = x.user_id AND renewals.period_key = x.period_key
+          AND COALESCE(renewals.ledger_signed_date, -1) <= COALESCE(x.ledger_signed_date, 0)
         """
     let json: String
 }

@@ -153,6 +153,9 @@ public struct AppDatabase: Sendable {
             // PostgreSQL's v8 also stops compressing the base64 columns; SQLite never compresses.
             try db.execute(sql: SchemaSQL.v8DropDuplicateIndex)
         }
+        migrator.registerMigration("v9-ledger") { db in
+            try db.execute(sql: SchemaSQL.v9Ledger)
+        }
         return migrator
     }
 }

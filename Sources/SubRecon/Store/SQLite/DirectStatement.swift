@@ -43,6 +43,15 @@ struct DirectStatement {
         while try step() {}
     }
 
+    /// Resets, binds `values` in order and runs a statement that returns no rows (a row's columns
+    /// kept as one list, like the ledger's).
+    func run(values: [SQLArgument]) throws {
+        reset()
+        for (offset, value) in values.enumerated() { try checked(value.bind(to: handle, at: Int32(offset + 1))) }
+        precondition(values.count == Int(sqlite3_bind_parameter_count(handle)), "\(values.count) values for: \(statement.sql)")
+        while try step() {}
+    }
+
     /// A bind fails on a value over SQLite's length limit or out of memory: the error rolls the
     /// batch back, where carrying on would write NULL in place of the value.
     private func checked(_ code: Int32) throws {
@@ -129,6 +138,16 @@ extension Optional: DirectBindable where Wrapped: DirectBindable {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         // Parameters are cleared by `reset()`: NULL needs no call.
         map { $0.bind(to: statement, at: index) } ?? SQLITE_OK
+    }
+}
+
+extension SQLArgument: DirectBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        switch self {
+        case .integer(let value): value.bind(to: statement, at: index)
+        case .text(let value): value.bind(to: statement, at: index)
+        case .null: SQLITE_OK
+        }
     }
 }
 

@@ -8,6 +8,7 @@ struct UpdateWriter {
     private let touchSubscription: DirectStatement
     private let insertRenewal: DirectStatement
     private let fillCancellation: DirectStatement
+    private let reviseLedger: DirectStatement
     private let updateReceipt: DirectStatement
     private let insertVersion: DirectStatement
     private let upsertRunItem: DirectStatement
@@ -33,18 +34,17 @@ struct UpdateWriter {
         insertRenewal = try DirectStatement(
             db,
             sql: """
-                INSERT INTO renewals (user_id, period_key, transaction_id, original_transaction_id,
-                    web_order_line_item_id, product_id, purchase_date_ms, expires_date_ms, cancellation_date_ms,
-                    is_trial_period, is_in_intro_offer_period, receipt_id, first_seen_run_id, first_seen_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO renewals (\(RenewalRecord.selectedColumns))
+                VALUES (\(Array(repeating: "?", count: RenewalRecord.insertColumnCount).joined(separator: ", ")))
                 \(SchemaSQL.renewalInsertOnce)
                 """)
         fillCancellation = try DirectStatement(
             db,
             sql: """
-                UPDATE renewals SET cancellation_date_ms = ?
+                UPDATE renewals SET cancellation_date_ms = ?, refund_milliunits = ?
                 WHERE user_id = ? AND period_key = ? AND cancellation_date_ms IS NULL
                 """)
+        reviseLedger = try DirectStatement(db, sql: SchemaSQL.renewalLedgerRevision)
         updateReceipt = try DirectStatement(
             db,
             sql: """
@@ -109,13 +109,13 @@ struct UpdateWriter {
                 s.firstSeenAt, s.updatedAt, s.flag, s.latestTransactionID, s.appAccountToken)
         }
         for r in update.newRenewals {
-            try insertRenewal.run(
-                r.userID, r.periodKey, r.transactionID, r.originalTransactionID, r.webOrderLineItemID, r.productID,
-                r.purchaseDateMs, r.expiresDateMs, r.cancellationDateMs, r.isTrialPeriod, r.isInIntroOfferPeriod,
-                r.receiptID, r.firstSeenRunID, r.firstSeenAt)
+            try insertRenewal.run(values: r.insertValues)
         }
         for c in update.renewalCancellations {
-            try fillCancellation.run(c.cancellationDateMs, update.userID, c.periodKey)
+            try fillCancellation.run(c.cancellationDateMs, c.refundMilliunits, update.userID, c.periodKey)
+        }
+        for r in update.renewalRevisions {
+            try reviseLedger.run(values: r.ledgerValues + [.text(r.userID), .text(r.periodKey), SQLArgument(r.ledgerSignedDateMs)])
         }
         if let change = update.receipt {
             let sha256 = change.newReceiptData.map { ReceiptDigest.sha256Hex(of: $0, precomputed: digest) }

@@ -199,6 +199,36 @@ enum SchemaSQL {
     /// subscription write maintained both.
     static let v8DropDuplicateIndex = "DROP INDEX IF EXISTS subscriptions_original_transaction"
 
+    /// The ledger (money for finance): each renewal record gains Apple's price, currency,
+    /// storefront, offer, reason, ownership, environment and revocation, the refund computed from
+    /// them, whether the transaction was upgraded, and when Apple signed the money data (newer
+    /// data wins). Rows stored before take their subscription's environment and ownership; their
+    /// amounts stay unknown until a Server API check or a notification fills them in
+    /// (`subrecon ledger refill`). The money reports walk each subscription's periods in order.
+    static let v9Ledger = """
+        ALTER TABLE renewals ADD COLUMN price_milliunits INTEGER;
+        ALTER TABLE renewals ADD COLUMN currency TEXT;
+        ALTER TABLE renewals ADD COLUMN storefront TEXT;
+        ALTER TABLE renewals ADD COLUMN offer_type INTEGER;
+        ALTER TABLE renewals ADD COLUMN offer_discount_type TEXT;
+        ALTER TABLE renewals ADD COLUMN offer_period TEXT;
+        ALTER TABLE renewals ADD COLUMN transaction_reason TEXT;
+        ALTER TABLE renewals ADD COLUMN ownership_type TEXT;
+        ALTER TABLE renewals ADD COLUMN environment TEXT CHECK (environment IN ('Production', 'Sandbox'));
+        ALTER TABLE renewals ADD COLUMN revocation_type TEXT;
+        ALTER TABLE renewals ADD COLUMN revocation_percentage INTEGER;
+        ALTER TABLE renewals ADD COLUMN refund_milliunits INTEGER;
+        ALTER TABLE renewals ADD COLUMN is_upgraded INTEGER NOT NULL DEFAULT 0 CHECK (is_upgraded IN (0, 1));
+        ALTER TABLE renewals ADD COLUMN ledger_signed_date INTEGER;
+        UPDATE renewals SET
+            environment = (SELECT s.environment FROM subscriptions s
+                WHERE s.user_id = renewals.user_id AND s.original_transaction_id = renewals.original_transaction_id),
+            ownership_type = (SELECT s.ownership_type FROM subscriptions s
+                WHERE s.user_id = renewals.user_id AND s.original_transaction_id = renewals.original_transaction_id);
+        CREATE INDEX renewals_ledger ON renewals(original_transaction_id, purchase_date_ms);
+        DROP INDEX renewals_otid
+        """
+
     /// v7's `subscription_changes` on SQLite, which cannot relax NOT NULL in place: v3's table
     /// under a new name, `run_id` optional, and the notification's uuid for changes without a run.
     static let v7SubscriptionChangesTable: String = {
@@ -238,6 +268,14 @@ enum SchemaSQL {
             updated_at = excluded.updated_at, flag = excluded.flag,
             latest_transaction_id = excluded.latest_transaction_id,
             app_account_token = excluded.app_account_token
+        """
+
+    /// A period's ledger replaced by signed data, unless newer signed data is stored: parameters
+    /// are `RenewalRecord.ledgerColumns`' values, then the user, the period key and the new data's
+    /// signed date.
+    static let renewalLedgerRevision = """
+        UPDATE renewals SET \(RenewalRecord.ledgerColumns.map { "\($0) = ?" }.joined(separator: ", "))
+        WHERE user_id = ? AND period_key = ? AND COALESCE(ledger_signed_date, -1) <= COALESCE(?, 0)
         """
 
     /// A period is stored once, whoever saw it first.
