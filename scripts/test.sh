@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+# Headless Chromium for the dashboard's browser test (DashboardBrowserTests): tests only.
+bash scripts/install-packages.sh chromium
 # Exports SUBRECON_TEST_POSTGRES_URL, _PASSWORD_FILE, _CTL and _DIR for the tests.
 postgres_env=$(bash scripts/postgres-test-cluster.sh start)
 eval "$postgres_env"
