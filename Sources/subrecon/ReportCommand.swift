@@ -13,6 +13,12 @@ struct ReportCommand: AsyncParsableCommand {
             Times are ISO 8601 UTC. --since (inclusive) and --until (exclusive) select runs by \
             started_at, changes by their run's start, unrecorded by first_seen_at.
 
+            Money (revenue, metrics, dashboard): Apple's customer prices, before Apple's commission \
+            and taxes, in each customer's currency (never converted); App Store Connect's reports \
+            remain the record. --by month (default) or day; --since/--until are first days of \
+            months (2026-11-01) with --by month, dates with --by day; --environment Production \
+            (default) or Sandbox. See docs/finance.md for every figure's definition.
+
             Kinds:
             \(kindLines)
 
@@ -23,6 +29,9 @@ struct ReportCommand: AsyncParsableCommand {
               subrecon report changes --since 2026-11-01 --until 2026-12-01
               subrecon report expiring --within 36h
               subrecon report unrecorded --since 2026-11-22T00:00:00Z
+              subrecon report revenue --since 2026-01-01 --until 2027-01-01
+              subrecon report metrics --by day --since 2026-11-01
+              subrecon report dashboard --output dashboard.html
             """)
 
     /// One line per kind, aligned, for the help text.
@@ -53,22 +62,36 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "For expiring: how far ahead to look, e.g. 7d, 36h, 90m (default 7d).")
     var within: String?
 
+    @Option(help: "For revenue and metrics: month (default) or day.")
+    var by: String?
+
+    @Option(help: "For revenue and metrics: Production (default) or Sandbox.")
+    var environment: String?
+
     func run() async throws {
         _ = global.makeLogger()
         // Checked before the database is opened: a usage error must not create or migrate a file.
         let options: ReportOptions
         do {
             options = try ReportOptions.parse(
-                kind: kind, runID: runID, since: since, until: until, within: within,
+                kind: kind, runID: runID, since: since, until: until, within: within, by: by, environment: environment,
                 nowMs: ReconciliationJob.wallClockMs())
         } catch {
             Console.error(error.description)
             throw ExitCode(2)
         }
+        if kind == .dashboard, output == nil {
+            Console.error("the dashboard is one HTML file: give --output FILE.html (e.g. subrecon report dashboard --output dashboard.html)")
+            throw ExitCode(2)
+        }
         let store = try await global.openStore()
         let exporter = ReportExporter(store: store)
         do {
-            if let output {
+            if kind == .dashboard, let output {
+                try await AtomicFile.write(to: output) { handle in
+                    try await exporter.exportDashboard(options: options) { handle.write($0) }
+                }
+            } else if let output {
                 try await AtomicFile.write(to: output) { handle in
                     try await exporter.export(kind, options: options) { handle.write($0) }
                 }

@@ -29,6 +29,12 @@ public struct ReportExporter: Sendable {
                 case .unrecorded: try await Self.unrecorded(db, options, &csv)
                 case .shared: try await Self.shared(db, &csv)
                 case .notifications: try await Self.notifications(db, options, &csv)
+                case .revenue:
+                    for row in try await LedgerWalk.revenueRows(db, try Self.money(options)) { try csv.writeRow(row) }
+                case .metrics:
+                    for row in try await LedgerWalk.metricsRows(db, try Self.money(options)) { try csv.writeRow(row) }
+                case .dashboard:
+                    throw ReportError.invalidOption("the dashboard is a page, not CSV: subrecon report dashboard --output FILE.html")
                 }
                 try csv.finish()
             }
@@ -37,6 +43,26 @@ public struct ReportExporter: Sendable {
         } catch {
             throw .failed("\(error)")
         }
+    }
+
+    /// Writes the dashboard page (`report dashboard`): figures from one read snapshot.
+    public func exportDashboard(options: ReportOptions, to sink: @escaping CSVWriter.Sink) async throws(ReportError) {
+        do {
+            let location = store.location
+            let data = try await store.withReadSnapshot { db in
+                try await DashboardReader.data(db, options: options, databaseLabel: location)
+            }
+            try sink(Data(DashboardRenderer.render(data).utf8))
+        } catch let error as ReportError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    /// The money reports' options (`ReportOptions.parse` fills them for those kinds).
+    private static func money(_ options: ReportOptions) throws -> MoneyReportOptions {
+        options.money ?? MoneyReportOptions(nowMs: options.nowMs)
     }
 
     /// One row per notification uuid, in the order they first arrived (`--since/--until` on

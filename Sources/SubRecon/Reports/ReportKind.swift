@@ -9,6 +9,10 @@ public enum ReportKind: String, Sendable, CaseIterable {
     case unrecorded
     case shared
     case notifications
+    case revenue
+    case metrics
+    /// Not CSV: one self-contained HTML page (`--output FILE.html`).
+    case dashboard
 
     /// The header row: the contract's columns, in the contract's order. New kinds follow the
     /// same rule: columns are only ever added at the end.
@@ -48,6 +52,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .notifications:
             ["received_at", "notification_uuid", "notification_type", "subtype", "environment", "original_transaction_id",
              "user_id", "outcome", "signed_date", "deliveries"]
+        case .revenue: RevenueReport.columns
+        case .metrics: MetricsReport.columns
+        case .dashboard: []
         case .shared:
             ["original_transaction_id", "users", "user_id", "receipt_id", "receipt_imported_at", "product_id", "status",
              "entitled", "expires_at", "expires_date_ms", "ownership_type", "first_seen_at", "last_verified_at"]
@@ -66,6 +73,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .unrecorded: "lost orders: periods Apple billed that a run found first"
         case .shared: "one original_transaction_id claimed by several users"
         case .notifications: "one row per App Store notification: outcome, deliveries"
+        case .revenue: "billed, refunded and net per month (--by) and product, per currency"
+        case .metrics: "paid subscriptions, trials, MRR and churn at each month's end"
+        case .dashboard: "one HTML page of the figures over time (--output FILE.html)"
         }
     }
 
@@ -76,6 +86,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
     public var takesTimeWindow: Bool {
         self == .runs || self == .changes || self == .unrecorded || self == .notifications
     }
+
+    /// Whether `--by` and `--environment` apply, and `--since/--until` are dates of periods.
+    public var takesMoneyOptions: Bool { self == .revenue || self == .metrics }
 
     /// Whether `--within` applies.
     public var takesWithin: Bool { self == .expiring }

@@ -13,6 +13,8 @@ public struct ReportOptions: Sendable, Equatable {
     public var withinMs: Int64
     /// The time `expiring` counts from (the wall clock in the CLI, the test clock in tests).
     public var nowMs: Int64
+    /// `revenue`, `metrics` and `dashboard`: the money reports' window, granularity and environment.
+    public var money: MoneyReportOptions?
 
     /// `expiring`'s default look-ahead: a week, the usual lead time for a "your subscription
     /// ends soon" message or a revenue forecast.
@@ -33,8 +35,30 @@ public struct ReportOptions: Sendable, Equatable {
     /// Checks and converts the command-line values for `kind`.
     /// Throws ``ReportError/invalidOption(_:)`` with a sentence naming the flag and what it accepts.
     public static func parse(
-        kind: ReportKind, runID: Int64?, since: String?, until: String?, within: String?, nowMs: Int64
+        kind: ReportKind, runID: Int64?, since: String?, until: String?, within: String?, by: String? = nil,
+        environment: String? = nil, nowMs: Int64
     ) throws(ReportError) -> ReportOptions {
+        if by != nil || environment != nil, !kind.takesMoneyOptions {
+            throw .invalidOption("--by and --environment apply only to \(kinds(where: \.takesMoneyOptions)), not to \(kind.rawValue)")
+        }
+        if kind.takesMoneyOptions || kind == .dashboard {
+            if runID != nil { throw .invalidOption("--run applies only to \(kinds(where: \.takesRun)), not to \(kind.rawValue)") }
+            if within != nil { throw .invalidOption("--within applies only to \(kinds(where: \.takesWithin)), not to \(kind.rawValue)") }
+            var options = ReportOptions(nowMs: nowMs)
+            if kind == .dashboard {
+                if until != nil { throw .invalidOption("the dashboard takes --since only: it runs up to now") }
+                // Any date: the dashboard's monthly figures start with the month holding it.
+                var money = try MoneyReportOptions.parse(by: "day", since: since, until: nil, environment: nil, nowMs: nowMs)
+                money.granularity = .month
+                money.sinceMs = money.sinceMs.map { ReportPeriod(holding: $0, granularity: .month).startMs }
+                options.sinceMs = try since.map { text throws(ReportError) in try time(text, flag: "--since") }
+                options.money = money
+            } else {
+                options.money = try MoneyReportOptions.parse(
+                    by: by, since: since, until: until, environment: environment, nowMs: nowMs)
+            }
+            return options
+        }
         if runID != nil, !kind.takesRun {
             throw .invalidOption("--run applies only to \(kinds(where: \.takesRun)), not to \(kind.rawValue)")
         }

@@ -1,0 +1,113 @@
+/// Gathers the dashboard's figures from one read snapshot: the same rows the CSV reports write
+/// (`report metrics` and `report revenue` by month, `runs`, `notifications`, `unrecorded`), so
+/// the page and the CSVs never disagree.
+enum DashboardReader {
+    static let statusOrder = ["active", "grace_period", "billing_retry", "expired", "refunded"]
+
+    static func data(
+        _ db: any SnapshotQuerying, options: ReportOptions, databaseLabel: String
+    ) async throws -> DashboardData {
+        let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
+        let sinceMs = options.sinceMs ?? .min
+        var data = DashboardData(
+            generatedAt: ISO8601.string(fromMilliseconds: options.nowMs), databaseLabel: databaseLabel,
+            since: options.sinceMs.map { String(ISO8601.string(fromMilliseconds: $0).prefix(10)) })
+
+        var counts: [String: Int] = [:]
+        try await db.forEachRow("SELECT status, COUNT(*) AS value FROM subscriptions GROUP BY status", []) { row in
+            counts[try row.requiredText("status")] = Int(try row.requiredInteger("value"))
+        }
+        data.statusCounts = statusOrder.map { DashboardData.StatusCount(status: $0, count: counts[$0] ?? 0) }
+        data.entitled = statusOrder.filter { SubscriptionStatus(rawValue: $0)?.isEntitled == true }.reduce(0) { $0 + (counts[$1] ?? 0) }
+
+        let current = ReportPeriod(holding: options.nowMs, granularity: .month).label
+        for row in try await LedgerWalk.metricsRows(db, money) {
+            let point = DashboardData.MetricsPoint(
+                period: row[0] ?? "", currency: row[1] ?? "", activePaid: int(row[2]), activeTrials: int(row[3]),
+                mrrMilliunits: Int64(row[4] ?? "") ?? 0, mrrText: row[5] ?? "", churned: int(row[6]), churnRate: row[7] ?? "")
+            data.metrics.append(point)
+            if point.period == current, !point.mrrText.isEmpty {
+                data.currentMRR.append(.init(currency: point.currency, milliunits: point.mrrMilliunits, text: point.mrrText))
+            }
+        }
+        data.revenue = revenueByMonth(try await LedgerWalk.revenueRows(db, money))
+
+        try await db.forEachRow(
+            """
+                SELECT id, kind, started_at, finished_at, status, updated, unchanged, invalid, failed, exit_code
+                FROM runs WHERE started_at >= ? ORDER BY id
+                """, [.integer(sinceMs)]
+        ) { row in
+            let started = try row.requiredInteger("started_at")
+            data.runs.append(
+                .init(
+                    id: try row.requiredInteger("id"), kind: try row.requiredText("kind"),
+                    startedAt: ISO8601.string(fromMilliseconds: started),
+                    durationMs: try row.integer("finished_at").map { $0 - started },
+                    updated: Int(try row.integer("updated") ?? 0), unchanged: Int(try row.integer("unchanged") ?? 0),
+                    invalid: Int(try row.integer("invalid") ?? 0), failed: Int(try row.integer("failed") ?? 0),
+                    exitCode: try row.integer("exit_code").map { Int($0) }, status: try row.requiredText("status")))
+        }
+
+        var perDay: [String: Int] = [:]
+        try await db.forEachRow("SELECT received_at FROM notifications WHERE received_at >= ?", [.integer(sinceMs)]) { row in
+            perDay[String(ISO8601.string(fromMilliseconds: try row.requiredInteger("received_at")).prefix(10)), default: 0] += 1
+        }
+        data.notificationsPerDay = perDay.keys.sorted().map { .init(day: $0, count: perDay[$0] ?? 0) }
+
+        // Lost orders: periods a run found first (`report unrecorded`), per run.
+        try await db.forEachRow(
+            """
+                SELECT r.id, r.started_at, COUNT(*) AS value FROM renewals n JOIN runs r ON r.id = n.first_seen_run_id
+                WHERE r.started_at >= ? GROUP BY r.id, r.started_at ORDER BY r.id
+                """, [.integer(sinceMs)]
+        ) { row in
+            data.lostOrdersPerRun.append(
+                .init(
+                    runID: try row.requiredInteger("id"),
+                    startedAt: ISO8601.string(fromMilliseconds: try row.requiredInteger("started_at")),
+                    count: Int(try row.requiredInteger("value"))))
+        }
+        data.unpricedPeriods = Int(
+            try await db.integer(
+                "SELECT COUNT(*) AS value FROM renewals WHERE price_milliunits IS NULL OR currency IS NULL OR currency = ''")
+                ?? 0)
+        return data
+    }
+
+    /// `report revenue`'s rows summed over products: one point per (month, currency). The
+    /// decimal text is written from each sum as the CSV writes a slot's (empty without a price).
+    static func revenueByMonth(_ rows: [[String?]]) -> [DashboardData.RevenuePoint] {
+        struct Key: Hashable { var period: String, currency: String }
+        var points: [Key: DashboardData.RevenuePoint] = [:]
+        var priced: Set<Key> = []
+        var order: [Key] = []
+        for row in rows {
+            let key = Key(period: row[0] ?? "", currency: row[2] ?? "")
+            if points[key] == nil {
+                order.append(key)
+                points[key] = .init(
+                    period: key.period, currency: key.currency, paidPeriods: 0, refunds: 0, grossMilliunits: 0,
+                    refundedMilliunits: 0, netMilliunits: 0, grossText: "", refundedText: "", netText: "")
+            }
+            points[key]?.paidPeriods += int(row[3])
+            points[key]?.refunds += int(row[8])
+            points[key]?.grossMilliunits += Int64(row[9] ?? "") ?? 0
+            points[key]?.refundedMilliunits += Int64(row[10] ?? "") ?? 0
+            points[key]?.netMilliunits += Int64(row[11] ?? "") ?? 0
+            points[key]?.unpricedPeriods += int(row[15])
+            if row[12] != nil { priced.insert(key) }
+        }
+        return order.sorted { ($0.period, $0.currency) < ($1.period, $1.currency) }.compactMap { key in
+            guard var point = points[key] else { return nil }
+            if priced.contains(key) {
+                point.grossText = MoneyText.text(milliunits: point.grossMilliunits, currency: key.currency)
+                point.refundedText = MoneyText.text(milliunits: point.refundedMilliunits, currency: key.currency)
+                point.netText = MoneyText.text(milliunits: point.netMilliunits, currency: key.currency)
+            }
+            return point
+        }
+    }
+
+    private static func int(_ text: String?) -> Int { Int(text ?? "") ?? 0 }
+}
