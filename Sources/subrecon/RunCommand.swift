@@ -17,6 +17,7 @@ struct RunCommand: AsyncParsableCommand {
               subrecon run --dry-run --limit 100
               subrecon run --all --concurrency 64
               subrecon run --apple-api server-api   (key, key ID, issuer, bundle: see README)
+              subrecon run --apple-api server-api --refill-ledger   (once, after moving to server-api)
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -33,6 +34,11 @@ struct RunCommand: AsyncParsableCommand {
         help: "PostgreSQL: seconds a claimed receipt stays this worker's unless renewed (SUBRECON_CLAIM_TIMEOUT; default 120).")
     var claimTimeout: Int?
 
+    @Flag(help: ArgumentHelp(
+        "App Store Server API: read every receipt's whole transaction history again and fill the ledger's prices and refunds.",
+        discussion: "For a database reconciled through verifyReceipt (or before the ledger existed). Paced by the rate budget; several workers may share it on PostgreSQL; killed half-way, run it again to continue."))
+    var refillLedger = false
+
     @Option(help: "Verify at most this many receipts.")
     var limit: Int?
 
@@ -42,6 +48,9 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
         if let claimTimeout, claimTimeout < 1 { throw ValidationError("--claim-timeout must be at least 1 second, not \(claimTimeout)") }
+        if refillLedger, all || dryRun || limit != nil {
+            throw ValidationError("--refill-ledger reaches every receipt and writes: it takes neither --all, --dry-run nor --limit")
+        }
     }
 
     func run() async throws {
@@ -50,6 +59,22 @@ struct RunCommand: AsyncParsableCommand {
         let database = job.store
         var observers: [any RunObserver] = [global.progressReporter(logger: logger)]
         if dryRun { observers.append(DryRunPrinter()) }
+        if refillLedger {
+            guard job.settings.appleAPI == .serverAPI else {
+                Console.error("--refill-ledger reads Apple's signed transaction history: it needs the App Store Server API (--apple-api server-api or SUBRECON_APPLE_API=server-api); verifyReceipt gives no prices")
+                throw ExitCode(2)
+            }
+            do {
+                let start = try await database.startLedgerRefill(nowMs: ReconciliationJob.wallClockMs())
+                Console.out(
+                    start.resumed
+                        ? "ledger refill: continuing the refill under way (\(start.receiptsMarked) receipts in all)\n"
+                        : "ledger refill: \(start.receiptsMarked) receipts will read their whole transaction history\n")
+            } catch {
+                Console.error(error.description)
+                throw ExitCode(74)
+            }
+        }
         let summary: RunSummary
         do {
             summary = try await job.run(
@@ -71,6 +96,17 @@ struct RunCommand: AsyncParsableCommand {
             } catch {
                 Console.error("metrics: \(error)")
             }
+        }
+        if refillLedger, summary.exitCode == 0, summary.stoppedBy == nil {
+            do {
+                try await database.finishLedgerRefill(nowMs: ReconciliationJob.wallClockMs())
+                Console.out("ledger refill: done\n")
+            } catch {
+                Console.error(error.description)
+                throw ExitCode(74)
+            }
+        } else if refillLedger {
+            Console.out("ledger refill: not finished; run the same command again to continue\n")
         }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
     }

@@ -37,6 +37,7 @@ public struct StoreCopier: Sendable {
         Table(name: "renewals", key: ["user_id", "period_key"]),
         Table(name: "subscription_changes", key: ["id"]),
         Table(name: "notifications", key: ["notification_uuid"]),
+        Table(name: "ledger_refills", key: ["id"]),
     ]
 
     /// Tables left out, and why. A table in neither list stops the copy: whoever adds a table

@@ -46,6 +46,11 @@ public protocol SubscriptionStore: Sendable {
     /// Fills the store in one write transaction (`subrecon db copy`): all of `body`'s rows or none.
     /// Errors of `body` come out as they are; the store's own as `StoreError`.
     func bulkLoad<T: Sendable>(_ body: (any BulkLoader) async throws -> T) async throws -> T
+    /// `run --refill-ledger`: marks every receipt to read its whole Server API history again and
+    /// be due now, unless a refill is already under way (then nothing is marked: it resumes).
+    func startLedgerRefill(nowMs: Int64) async throws(StoreError) -> LedgerRefillStart
+    /// Records that the refill under way has reached every receipt.
+    func finishLedgerRefill(nowMs: Int64) async throws(StoreError)
     /// Closes connections (PostgreSQL); a no-op on SQLite.
     func close() async
     /// How many receipts the selection holds now.
@@ -128,4 +133,12 @@ public struct ReceiptReconciliation: Sendable {
             reconciler.reconcile(outcome, snapshot: snapshot, nowMs: nowMs, runID: runID)
         }
     }
+}
+
+/// What `run --refill-ledger` found when it started.
+public struct LedgerRefillStart: Sendable, Equatable {
+    /// A refill killed before it finished is continued: only its remaining receipts are due.
+    public var resumed: Bool
+    /// The receipts the refill (new or resumed) covers.
+    public var receiptsMarked: Int
 }

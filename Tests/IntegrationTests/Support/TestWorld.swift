@@ -185,6 +185,15 @@ final class TestWorld: Sendable {
         return all
     }
 
+    /// Runs one statement on this world's database behind the store's back (a test's own change,
+    /// e.g. a database as an older version left it).
+    func execute(_ sql: String) async throws {
+        if let postgres { return try await postgres.execute(sql) }
+        let queue = try DatabaseQueue(path: folder + "/subrecon.sqlite")
+        try await queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+    }
+
     func count(_ sql: String) async throws -> Int {
         Int(try await store.withReadSnapshot { db in try await db.integer("SELECT (\(sql)) AS value") } ?? 0)
     }

@@ -226,8 +226,24 @@ enum SchemaSQL {
             ownership_type = (SELECT s.ownership_type FROM subscriptions s
                 WHERE s.user_id = renewals.user_id AND s.original_transaction_id = renewals.original_transaction_id);
         CREATE INDEX renewals_ledger ON renewals(original_transaction_id, purchase_date_ms);
-        DROP INDEX renewals_otid
+        DROP INDEX renewals_otid;
+        CREATE TABLE ledger_refills (
+            id INTEGER PRIMARY KEY,
+            started_at INTEGER NOT NULL,
+            receipts_marked INTEGER NOT NULL,
+            finished_at INTEGER
+        )
         """
+
+    /// `run --refill-ledger`, started: every receipt reads its whole history again (its stored
+    /// revision forgotten) and is due now; one row records that a refill is under way, so a run
+    /// killed half-way resumes with the receipts it had not reached instead of starting over.
+    static let ledgerRefillMark = """
+        UPDATE receipts SET history_revision = NULL, next_due_at = 0
+        """
+    static let ledgerRefillUnfinished = "SELECT id, receipts_marked FROM ledger_refills WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"
+    static let ledgerRefillInsert = "INSERT INTO ledger_refills (started_at, receipts_marked) VALUES (?, ?)"
+    static let ledgerRefillFinish = "UPDATE ledger_refills SET finished_at = ? WHERE finished_at IS NULL"
 
     /// v7's `subscription_changes` on SQLite, which cannot relax NOT NULL in place: v3's table
     /// under a new name, `run_id` optional, and the notification's uuid for changes without a run.
