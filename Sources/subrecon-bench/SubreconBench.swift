@@ -21,7 +21,8 @@ struct SubreconBench: AsyncParsableCommand {
               subrecon-bench server-api --repeat 3
               subrecon-bench workers --postgres-url postgres://me@127.0.0.1/postgres
               subrecon-bench receiver --bodies notifications.jsonl --seconds 60
+              subrecon-bench money --subscriptions 100000 --months 12
               subrecon-bench all
             """,
-        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self, ReceiverCommand.self])
+        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self, ReceiverCommand.self, MoneyCommand.self])
 }
