@@ -4,11 +4,17 @@
 ///
 ///     text         = account *(";" subscription) "#" checksum
 ///     account      = id "," environment "," ownership "," receiptCreatedMs "," fixedStatus ","
-///                    paddingBytes "," revision
+///                    paddingBytes "," revision ["," storefront]
 ///     subscription = productID "," periodMs "," firstPurchaseMs "," trialPeriodMs "," cancelAtMs ","
 ///                    billingFailureAtMs "," graceDays "," recoverAtMs "," refundAtMs "," upgradeAtMs ","
 ///                    upgradeProductID "," upgradePeriodMs "," downgradeAtMs "," downgradeProductID ","
-///                    downgradePeriodMs
+///                    downgradePeriodMs ["," payUpFrontIntroPeriodMs "," refundPercentage ","
+///                    refundReversedAtMs]
+///
+/// The bracketed money fields came later. They are written only when they differ from the
+/// default (storefront `USA`; any of the three subscription fields set), so every account that
+/// could be written before they existed keeps its exact text and receipt; and they are accepted
+/// only then, so each account still has a single spelling.
 ///
 /// Integers are canonical decimal, nil is `~`, strings (environment and ownership as their raw
 /// values) are percent-encoded: every byte outside `[A-Za-z0-9._-]` as `%XX`, so a value never
@@ -42,6 +48,10 @@ enum SimulatedAccountText {
         output.appendDecimal(Int64(s.paddingBytes))
         output.append(field)
         output.appendDecimal(Int64(s.revision))
+        if s.storefront != .usa {
+            output.append(field)
+            appendString(s.storefront.rawValue, to: &output)
+        }
         for subscription in s.subscriptions {
             output.append(record)
             write(subscription, to: &output)
@@ -88,6 +98,14 @@ enum SimulatedAccountText {
         appendOptional(s.downgradeProductID, to: &output)
         output.append(field)
         appendOptional(s.downgradePeriodMs, to: &output)
+        if s.payUpFrontIntroPeriodMs != nil || s.refundPercentage != nil || s.refundReversedAtMs != nil {
+            output.append(field)
+            appendOptional(s.payUpFrontIntroPeriodMs, to: &output)
+            output.append(field)
+            appendOptional(s.refundPercentage, to: &output)
+            output.append(field)
+            appendOptional(s.refundReversedAtMs, to: &output)
+        }
     }
 
     private static func appendOptional(_ value: Int64?, to output: inout [UInt8]) {
@@ -134,37 +152,54 @@ enum SimulatedAccountText {
 
     private static func account(_ body: UnsafeBufferPointer<UInt8>) throws(Malformed) -> SimulatedSubscriber {
         let records = body.split(separator: record, omittingEmptySubsequences: false)
-        let f = try fields(records[0], count: 7)
+        let f = try fields(records[0], counts: 7...8)
         guard let environment = SimulatedEnvironment(rawValue: try string(f[1])),
               let ownership = SimulatedOwnership(rawValue: try string(f[2]))
         else { throw Malformed() }
+        var storefront = SimulatedStorefront.usa
+        if f.count == 8 {
+            // Written only when not the default.
+            guard let written = SimulatedStorefront(rawValue: try string(f[7])), written != .usa else { throw Malformed() }
+            storefront = written
+        }
         var subscriptions: [SimulatedSubscription] = []
         subscriptions.reserveCapacity(records.count - 1)
         for record in records.dropFirst() {
             subscriptions.append(try subscription(record))
         }
         return SimulatedSubscriber(
-            id: try int64(f[0]), environment: environment, ownership: ownership, receiptCreatedMs: try int64(f[3]),
+            id: try int64(f[0]), environment: environment, ownership: ownership, storefront: storefront,
+            receiptCreatedMs: try int64(f[3]),
             subscriptions: subscriptions, fixedStatus: try optional(f[4], int), paddingBytes: try int(f[5]),
             revision: try int(f[6]))
     }
 
     private static func subscription(_ record: Token) throws(Malformed) -> SimulatedSubscription {
-        let f = try fields(record, count: 15)
+        let f = try fields(record, counts: 15...18)
+        guard f.count == 15 || f.count == 18 else { throw Malformed() }
+        var introMs: Int64?, refundPercentage: Int64?, refundReversedAtMs: Int64?
+        if f.count == 18 {
+            introMs = try optional(f[15], int64)
+            refundPercentage = try optional(f[16], int64)
+            refundReversedAtMs = try optional(f[17], int64)
+            // Written only when one of them is set.
+            guard introMs != nil || refundPercentage != nil || refundReversedAtMs != nil else { throw Malformed() }
+        }
         return SimulatedSubscription(
             productID: try string(f[0]), periodMs: try int64(f[1]), firstPurchaseMs: try int64(f[2]),
-            trialPeriodMs: try optional(f[3], int64), cancelAtMs: try optional(f[4], int64),
+            trialPeriodMs: try optional(f[3], int64), payUpFrontIntroPeriodMs: introMs, cancelAtMs: try optional(f[4], int64),
             billingFailureAtMs: try optional(f[5], int64), graceDays: try optional(f[6], int),
             recoverAtMs: try optional(f[7], int64), refundAtMs: try optional(f[8], int64),
+            refundPercentage: refundPercentage, refundReversedAtMs: refundReversedAtMs,
             upgradeAtMs: try optional(f[9], int64), upgradeProductID: try optional(f[10], string),
             upgradePeriodMs: try optional(f[11], int64), downgradeAtMs: try optional(f[12], int64),
             downgradeProductID: try optional(f[13], string), downgradePeriodMs: try optional(f[14], int64))
     }
 
-    /// The `,`-separated fields of a record; exactly `count` of them.
-    private static func fields(_ record: Token, count: Int) throws(Malformed) -> [Token] {
-        let fields = record.split(separator: field, maxSplits: count, omittingEmptySubsequences: false)
-        guard fields.count == count else { throw Malformed() }
+    /// The `,`-separated fields of a record; a number of them within `counts`.
+    private static func fields(_ record: Token, counts: ClosedRange<Int>) throws(Malformed) -> [Token] {
+        let fields = record.split(separator: field, maxSplits: counts.upperBound, omittingEmptySubsequences: false)
+        guard counts.contains(fields.count) else { throw Malformed() }
         return fields
     }
 

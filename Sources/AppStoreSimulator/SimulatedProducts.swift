@@ -7,6 +7,8 @@ public enum SimulatedProducts {
     public static let proMonthly = "com.example.pro.monthly"
     /// Group A, yearly plan.
     public static let proYearly = "com.example.pro.yearly"
+    /// Group A, weekly plan.
+    public static let proWeekly = "com.example.pro.weekly"
     /// Group A, higher service level (target of upgrades).
     public static let premiumMonthly = "com.example.premium.monthly"
     /// Group B, an unrelated second subscription.
@@ -22,7 +24,7 @@ public enum SimulatedProducts {
     static let otherGroup = "21099999"
 
     /// The auto-renewable products of group A.
-    public static let groupAProductIDs: [String] = [proMonthly, proYearly, premiumMonthly]
+    public static let groupAProductIDs: [String] = [proMonthly, proYearly, premiumMonthly, proWeekly]
     /// The auto-renewable products of group B.
     public static let groupBProductIDs: [String] = [newsMonthly]
     /// Every auto-renewable subscription product.
@@ -39,6 +41,8 @@ public enum SimulatedProducts {
 
     /// One day in milliseconds.
     public static let dayMs: Int64 = 86_400_000
+    /// One week: period of the weekly product.
+    public static let weekMs: Int64 = 7 * dayMs
     /// The simulator's "month" (30 days): period of the monthly products.
     public static let monthMs: Int64 = 30 * dayMs
     /// The simulator's "year" (365 days): period of the yearly products.

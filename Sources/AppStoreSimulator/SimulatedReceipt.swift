@@ -80,9 +80,9 @@ public enum SimulatedReceipt {
         return purchases
     }
 
-    /// End of the first period, as `SubscriptionTimeline` computes it (the trial when there is one).
+    /// End of the first period, as `SubscriptionTimeline` computes it (the trial or intro offer when there is one).
     static func firstPeriodEndMs(_ subscription: SimulatedSubscription) -> Int64 {
-        let length = max(1, subscription.trialPeriodMs ?? max(1, subscription.periodMs))
+        let length = SubscriptionTimeline.firstPeriodLength(of: subscription)
         let (end, overflow) = subscription.firstPurchaseMs.addingReportingOverflow(length)
         return overflow ? .max : end
     }

@@ -9,6 +9,9 @@ public struct SimulatedSubscriber: Codable, Sendable, Hashable {
     public var environment: SimulatedEnvironment
     /// `in_app_ownership_type` of the subscription transactions.
     public var ownership: SimulatedOwnership
+    /// Where the account buys: the signed transactions' `storefront` and the currency of their
+    /// `price` (see `SimulatedPriceTable`). verifyReceipt carries neither.
+    public var storefront: SimulatedStorefront
     /// `receipt_creation_date` of the stored receipt; also when the consumable was bought.
     public var receiptCreatedMs: Int64
     /// The auto-renewable subscriptions (each its own `original_transaction_id`). Empty = the
@@ -27,11 +30,15 @@ public struct SimulatedSubscriber: Codable, Sendable, Hashable {
     /// `latest_receipt_info`, `pending_renewal_info` or `latest_receipt`).
     public var noSubscriptions: Bool { subscriptions.isEmpty }
 
+    /// The ISO 4217 currency the account pays in.
+    public var currency: String { storefront.currency }
+
     /// Creates an account; `receiptCreatedMs` defaults to the first subscription's first purchase.
     public init(
         id: Int64,
         environment: SimulatedEnvironment = .production,
         ownership: SimulatedOwnership = .purchased,
+        storefront: SimulatedStorefront = .usa,
         receiptCreatedMs: Int64? = nil,
         subscriptions: [SimulatedSubscription],
         fixedStatus: Int? = nil,
@@ -41,6 +48,7 @@ public struct SimulatedSubscriber: Codable, Sendable, Hashable {
         self.id = id
         self.environment = environment
         self.ownership = ownership
+        self.storefront = storefront
         self.receiptCreatedMs = receiptCreatedMs ?? subscriptions.first?.firstPurchaseMs ?? 0
         self.subscriptions = subscriptions
         self.fixedStatus = fixedStatus

@@ -1,7 +1,7 @@
 /// One auto-renewable subscription (one `original_transaction_id`) and everything that will
 /// happen to it over time. The simulator replays this script at each request's "now", so the
 /// same receipt answers differently as the clock moves: renewals appear, auto-renew turns off,
-/// a renewal fails, a refund or an upgrade lands.
+/// a renewal fails, a refund (and perhaps its reversal) or an upgrade lands.
 ///
 /// All times are Unix-epoch milliseconds. Renewals happen at the end of each period as long as
 /// nothing below stops them.
@@ -14,6 +14,10 @@ public struct SimulatedSubscription: Codable, Sendable, Hashable {
     public var firstPurchaseMs: Int64
     /// When set, the first period is a free trial of this length (`is_trial_period` "true").
     public var trialPeriodMs: Int64?
+    /// When set (and `trialPeriodMs` is not), the first period is an introductory offer paid up
+    /// front: this long, at `SimulatedPriceTable.introPriceMilliunits` (`is_in_intro_offer_period`
+    /// "true", `offerDiscountType` "PAY_UP_FRONT"); regular renewals follow it.
+    public var payUpFrontIntroPeriodMs: Int64?
     /// The customer turns auto-renew off at this time: the period running then is the last one,
     /// and once it ends the subscription is expired with `expiration_intent` "1".
     public var cancelAtMs: Int64?
@@ -27,6 +31,13 @@ public struct SimulatedSubscription: Codable, Sendable, Hashable {
     /// The transaction running at this time is refunded (`cancellation_date*`, `cancellation_reason` "1")
     /// and auto-renew stops.
     public var refundAtMs: Int64?
+    /// nil: the refund gives the whole price back (`revocationType` "REFUND_FULL"). Set: only this
+    /// share, in milli-percent 0–100000 (`revocationType` "REFUND_PRORATED", `revocationPercentage`).
+    public var refundPercentage: Int64?
+    /// Apple reverses the refund at this time (after `refundAtMs`, and before the refunded period
+    /// would have ended, as disputes are settled within days): from then on the transaction carries
+    /// no revocation, as if it had never been refunded, and renewals go on (`REFUND_REVERSED`).
+    public var refundReversedAtMs: Int64?
     /// The transaction running at this time is cancelled by an upgrade (`is_upgraded` "true",
     /// `cancellation_reason` "0") and a `upgradeProductID` transaction starts at this time.
     public var upgradeAtMs: Int64?
@@ -48,11 +59,14 @@ public struct SimulatedSubscription: Codable, Sendable, Hashable {
         periodMs: Int64,
         firstPurchaseMs: Int64,
         trialPeriodMs: Int64? = nil,
+        payUpFrontIntroPeriodMs: Int64? = nil,
         cancelAtMs: Int64? = nil,
         billingFailureAtMs: Int64? = nil,
         graceDays: Int? = nil,
         recoverAtMs: Int64? = nil,
         refundAtMs: Int64? = nil,
+        refundPercentage: Int64? = nil,
+        refundReversedAtMs: Int64? = nil,
         upgradeAtMs: Int64? = nil,
         upgradeProductID: String? = nil,
         upgradePeriodMs: Int64? = nil,
@@ -64,11 +78,14 @@ public struct SimulatedSubscription: Codable, Sendable, Hashable {
         self.periodMs = periodMs
         self.firstPurchaseMs = firstPurchaseMs
         self.trialPeriodMs = trialPeriodMs
+        self.payUpFrontIntroPeriodMs = payUpFrontIntroPeriodMs
         self.cancelAtMs = cancelAtMs
         self.billingFailureAtMs = billingFailureAtMs
         self.graceDays = graceDays
         self.recoverAtMs = recoverAtMs
         self.refundAtMs = refundAtMs
+        self.refundPercentage = refundPercentage
+        self.refundReversedAtMs = refundReversedAtMs
         self.upgradeAtMs = upgradeAtMs
         self.upgradeProductID = upgradeProductID
         self.upgradePeriodMs = upgradePeriodMs

@@ -7,19 +7,37 @@ struct SimulatedTransaction: Sendable, Hashable {
     var purchaseMs: Int64
     var expiresMs: Int64
     var isTrial: Bool
+    /// A pay-up-front introductory offer (`is_in_intro_offer_period` "true"), priced by
+    /// `SimulatedPriceTable.introPriceMilliunits`.
+    var isIntroOffer: Bool
     var cancellationMs: Int64?
     /// `"1"` refund with a problem cited, `"0"` other reason (upgrades).
     var cancellationReason: String?
     var isUpgraded: Bool
+    /// For a prorated refund, the share given back in milli-percent; nil for a full refund, an
+    /// upgrade, or nothing revoked.
+    var refundPercentage: Int64?
+    /// When Apple reversed a refund of this transaction (it then has no cancellation): the
+    /// history lists the transaction again from this time, as it changed then.
+    var refundReversedMs: Int64?
 
-    init(index: Int64, productID: String, purchaseMs: Int64, expiresMs: Int64, isTrial: Bool = false) {
+    init(
+        index: Int64, productID: String, purchaseMs: Int64, expiresMs: Int64, isTrial: Bool = false,
+        isIntroOffer: Bool = false
+    ) {
         self.index = index
         self.productID = productID
         self.purchaseMs = purchaseMs
         self.expiresMs = expiresMs
         self.isTrial = isTrial
+        self.isIntroOffer = isIntroOffer
         self.cancellationMs = nil
         self.cancellationReason = nil
         self.isUpgraded = false
+        self.refundPercentage = nil
+        self.refundReversedMs = nil
     }
+
+    /// When the transaction last changed: its purchase, or the refund, upgrade or reversal since.
+    var modifiedMs: Int64 { cancellationMs ?? refundReversedMs ?? purchaseMs }
 }

@@ -39,9 +39,10 @@ struct SubscriptionTimeline: Sendable {
         var product = s.productID
         var period = max(1, s.periodMs)
         var start = s.firstPurchaseMs
-        var end = start + max(1, s.trialPeriodMs ?? period)
+        var end = start + Self.firstPeriodLength(of: s)
         let first = SimulatedTransaction(
-            index: 0, productID: product, purchaseMs: start, expiresMs: end, isTrial: s.trialPeriodMs != nil)
+            index: 0, productID: product, purchaseMs: start, expiresMs: end, isTrial: s.trialPeriodMs != nil,
+            isIntroOffer: s.trialPeriodMs == nil && s.payUpFrontIntroPeriodMs != nil)
         firstTransaction = first
         renewal = RenewalState(productID: product, autoRenewProductID: product, autoRenewOn: true)
         append(first)
@@ -67,9 +68,15 @@ struct SubscriptionTimeline: Sendable {
             }
             if refundPending, let refundAt = s.refundAtMs, refundAt >= start, refundAt < end, refundAt <= now {
                 refundPending = false
-                cancelNewest(atMs: refundAt, reason: "1", isUpgraded: false)
-                autoRenewOn = false
-                break
+                if let reversedAt = s.refundReversedAtMs, reversedAt > refundAt, reversedAt <= now {
+                    // Reversed since: the newest data shows no revocation, and the subscription
+                    // goes on as if the refund had never been granted.
+                    markNewestRefundReversed(atMs: reversedAt)
+                } else {
+                    cancelNewest(atMs: refundAt, reason: "1", isUpgraded: false, refundPercentage: s.refundPercentage)
+                    autoRenewOn = false
+                    break
+                }
             }
             // The running transaction has not ended yet: that is the state at `now`.
             guard end <= now else { break }
@@ -183,13 +190,32 @@ struct SubscriptionTimeline: Sendable {
         }
     }
 
-    private mutating func cancelNewest(atMs cancellationMs: Int64, reason: String, isUpgraded: Bool) {
+    private mutating func cancelNewest(
+        atMs cancellationMs: Int64, reason: String, isUpgraded: Bool, refundPercentage: Int64? = nil
+    ) {
+        updateNewest {
+            $0.cancellationMs = cancellationMs
+            $0.cancellationReason = reason
+            $0.isUpgraded = isUpgraded
+            $0.refundPercentage = refundPercentage
+        }
+    }
+
+    private mutating func markNewestRefundReversed(atMs reversedMs: Int64) {
+        updateNewest { $0.refundReversedMs = reversedMs }
+    }
+
+    private mutating func updateNewest(_ change: (inout SimulatedTransaction) -> Void) {
         guard var newest = recentTransactions.popLast() else { return }
-        newest.cancellationMs = cancellationMs
-        newest.cancellationReason = reason
-        newest.isUpgraded = isUpgraded
+        change(&newest)
         recentTransactions.append(newest)
         if newest.index == 0 { firstTransaction = newest }
+    }
+
+    /// Length of the first period: the free trial or the pay-up-front introductory offer when
+    /// there is one, else a regular period (never below 1 ms).
+    static func firstPeriodLength(of s: SimulatedSubscription) -> Int64 {
+        max(1, s.trialPeriodMs ?? s.payUpFrontIntroPeriodMs ?? max(1, s.periodMs))
     }
 
     /// The newest `historyLimit` transactions, oldest first (what the full history shows).

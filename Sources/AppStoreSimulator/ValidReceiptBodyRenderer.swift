@@ -126,7 +126,7 @@ struct ValidReceiptBodyRenderer {
             "web_order_line_item_id",
             digits: SimulatedIdentifiers.webOrderLineItemID(subscriberID: subscriber.id, slot: slot, index: transaction.index))
         json.field("is_trial_period", transaction.isTrial ? "true" : "false")
-        json.field("is_in_intro_offer_period", "false")
+        json.field("is_in_intro_offer_period", transaction.isIntroOffer ? "true" : "false")
         json.field("in_app_ownership_type", subscriber.ownership.rawValue)
         if inLatestReceiptInfo {
             json.field("subscription_group_identifier", SimulatedProducts.subscriptionGroup(of: transaction.productID))

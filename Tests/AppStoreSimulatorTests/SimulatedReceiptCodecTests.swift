@@ -43,6 +43,16 @@ import Testing
             fixedStatus: .min, paddingBytes: -3_000, revision: .min)),
         ("large padding", SimulatedSubscriber(
             id: 10_000_000_000, subscriptions: [everything], paddingBytes: 100_003)),
+        ("money fields", SimulatedSubscriber(
+            id: 47, ownership: .familyShared, storefront: .jpn, subscriptions: [
+                SimulatedSubscription(
+                    productID: "com.example.pro.monthly", periodMs: 10, firstPurchaseMs: 11, payUpFrontIntroPeriodMs: 30,
+                    refundAtMs: 12, refundPercentage: 42_500, refundReversedAtMs: 13),
+                SimulatedSubscription(productID: "a", periodMs: 1, firstPurchaseMs: 2, refundPercentage: 0),
+                SimulatedSubscription(productID: "b", periodMs: 1, firstPurchaseMs: 2, refundReversedAtMs: -1),
+                SimulatedSubscription(productID: "c", periodMs: 1, firstPurchaseMs: 2),
+            ], paddingBytes: 9)),
+        ("every storefront but the default", SimulatedSubscriber(id: 48, storefront: .gbr, subscriptions: [])),
         ("product ids needing escapes", SimulatedSubscriber(
             id: 46, subscriptions: [SimulatedSubscription(
                 productID: "a,b;c#d~e%f\ng h\"\\/é😀", periodMs: 1, firstPurchaseMs: 2,
@@ -87,6 +97,33 @@ import Testing
         #expect(text == "5,Production,PURCHASED,1000,~,4,0;p.m,60000,1000,~,~,~,3,~,~,~,~,~,~,~,~#"
             + Self.checksum("5,Production,PURCHASED,1000,~,4,0;p.m,60000,1000,~,~,~,3,~,~,~,~,~,~,~,~"))
         #expect(SimulatedReceipt.encode(subscriber) == Self.stableReceipt)
+    }
+
+    /// The money fields are written only when they differ from the default, so an account that
+    /// has none keeps the text (and receipt) it had before they existed; with them, one spelling.
+    @Test func moneyFieldsAreAppendedOnlyWhenSet() throws {
+        let plain = SimulatedSubscription(productID: "p.m", periodMs: 60_000, firstPurchaseMs: 1_000)
+        var withIntro = plain
+        withIntro.payUpFrontIntroPeriodMs = 5
+        let subscriber = SimulatedSubscriber(
+            id: 5, storefront: .deu, receiptCreatedMs: 1_000, subscriptions: [withIntro, plain], paddingBytes: 4)
+        let text = try #require(Self.text(of: SimulatedReceipt.encode(subscriber)))
+        let body = "5,Production,PURCHASED,1000,~,4,0,DEU;p.m,60000,1000,~,~,~,~,~,~,~,~,~,~,~,~,5,~,~"
+            + ";p.m,60000,1000,~,~,~,~,~,~,~,~,~,~,~,~"
+        #expect(text == body + "#" + Self.checksum(body))
+        #expect(SimulatedReceipt.decode(Self.receipt(body: body, paddingBytes: 4)) == subscriber)
+        // The default written out, or three unset money fields: not what the encoder writes.
+        for tampered in [
+            body.replacingOccurrences(of: ",DEU;", with: ",USA;"),
+            body.replacingOccurrences(of: ",DEU;", with: ",deu;"),
+            body.replacingOccurrences(of: ",DEU;", with: ",;"),
+            body.replacingOccurrences(of: ",5,~,~;", with: ",~,~,~;"),
+            body.replacingOccurrences(of: ",5,~,~;", with: ",5,~;"),
+            body.replacingOccurrences(of: ",5,~,~;", with: ",5,~,~,~;"),
+        ] {
+            #expect(tampered != body)
+            #expect(SimulatedReceipt.decode(Self.receipt(body: tampered, paddingBytes: 4)) == nil, "\(tampered)")
+        }
     }
 
     /// `formatIsStable`'s receipt (format 3), checked with `openssl asn1parse`.

@@ -15,8 +15,8 @@ struct SubscriptionEvent: Sendable, Hashable {
     /// transaction's purchase and expiry, the grace and retry ends after each expiry, and every
     /// scripted time), and each state is compared with the one before: a new transaction is a
     /// renewal (a billing recovery when it ends a retry, an upgrade when it replaces an upgraded
-    /// one), a refund is `REFUND` (`REVOKE` for a family member), and status changes are
-    /// failures, grace ends and expiries. Renewals older than the newest
+    /// one), a refund is `REFUND` (`REVOKE` for a family member), its reversal `REFUND_REVERSED`,
+    /// and status changes are failures, grace ends and expiries. Renewals older than the newest
     /// `SubscriptionTimeline.historyLimit` transactions are not materialised and so not announced.
     static func events(
         of subscription: SimulatedSubscription, slot: Int, ownership: SimulatedOwnership, afterMs fromMs: Int64,
@@ -35,8 +35,8 @@ struct SubscriptionEvent: Sendable, Hashable {
             times.insert(transaction.expiresMs + SubscriptionTimeline.billingRetryMs)
         }
         for scripted in [
-            subscription.cancelAtMs, subscription.refundAtMs, subscription.upgradeAtMs, subscription.downgradeAtMs,
-            subscription.recoverAtMs,
+            subscription.cancelAtMs, subscription.refundAtMs, subscription.refundReversedAtMs, subscription.upgradeAtMs,
+            subscription.downgradeAtMs, subscription.recoverAtMs,
         ] {
             if let scripted { times.insert(scripted) }
         }
@@ -97,6 +97,10 @@ struct SubscriptionEvent: Sendable, Hashable {
         if current.refunded, !previous.refunded {
             // A family member learns of the purchaser's refund as a loss of access.
             return [ownership == .familyShared ? (.revoke, nil) : (.refund, nil)]
+        }
+        if previous.refunded, !current.refunded {
+            // The same transaction lost its revocation: Apple reversed the refund.
+            return [(.refundReversed, nil)]
         }
         if time == script.cancelAtMs, before.renewal.autoRenewOn, !now.renewal.autoRenewOn {
             changes.append((.didChangeRenewalStatus, .autoRenewDisabled))

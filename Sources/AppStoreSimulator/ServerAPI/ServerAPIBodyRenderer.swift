@@ -23,6 +23,7 @@ struct SignedDataVariant: Sendable, Hashable {
 /// | `cancellation_date_ms` / `cancellation_reason` (refunds and upgrades) | `revocationDate` / `revocationReason` |
 /// | `is_upgraded` "true" | `isUpgraded` true |
 /// | `is_trial_period` "true" | `offerType` 1, `offerDiscountType` "FREE_TRIAL" |
+/// | `is_in_intro_offer_period` "true" | `offerType` 1, `offerDiscountType` "PAY_UP_FRONT" |
 /// | `pending_renewal_info` entry | `signedRenewalInfo` (`expirationIntent` and `autoRenewStatus` as numbers, `isInBillingRetryPeriod` as a boolean, absent when absent) |
 struct ServerAPIBodyRenderer {
     let subscriber: SimulatedSubscriber
@@ -120,8 +121,9 @@ struct ServerAPIBodyRenderer {
     // MARK: Get Transaction History v2
 
     /// Position in the history: transactions are ordered by (last modified time, transaction id),
-    /// where "modified" is the purchase, or the refund or upgrade that cancelled it later — like
-    /// Apple's ASCENDING sort, a transaction refunded after a client read it shows up again.
+    /// where "modified" is the purchase, or the refund or upgrade that cancelled it later, or the
+    /// reversal of that refund — like Apple's ASCENDING sort, a transaction refunded (or
+    /// reinstated) after a client read it shows up again.
     struct HistoryKey: Sendable, Hashable, Comparable {
         var modifiedMs: Int64
         var transactionID: Int64
@@ -160,7 +162,7 @@ struct ServerAPIBodyRenderer {
         for timeline in timelines {
             for transaction in timeline.trimmedHistory() {
                 let key = HistoryKey(
-                    modifiedMs: transaction.cancellationMs ?? transaction.purchaseMs,
+                    modifiedMs: transaction.modifiedMs,
                     transactionID: transactionID(timeline.slot, transaction.index))
                 entries.append((key, timeline, transaction))
             }
@@ -240,27 +242,53 @@ struct ServerAPIBodyRenderer {
             json.field("revocationReason", number: Int64(transaction.cancellationReason ?? "0") ?? 0)
             json.field("revocationDate", number: cancellationMs)
             if !transaction.isUpgraded {
-                json.field("revocationType", "REFUND_FULL")
+                // An upgrade's revocation has no type: the ledger counts no refund for it.
+                if let percentage = transaction.refundPercentage {
+                    json.field("revocationType", "REFUND_PRORATED")
+                    json.field("revocationPercentage", number: percentage)
+                } else {
+                    json.field("revocationType", "REFUND_FULL")
+                }
             }
         }
         if transaction.isUpgraded {
             json.key("isUpgraded")
             json.bool(true)
         }
-        if transaction.isTrial {
+        if transaction.isTrial || transaction.isIntroOffer {
             json.field("offerType", number: 1)
-            json.field("offerDiscountType", "FREE_TRIAL")
-            let days = (transaction.expiresMs - transaction.purchaseMs) / SimulatedProducts.dayMs
-            json.field("offerPeriod", days > 0 && days % 7 == 0 ? "P\(days / 7)W" : "P\(max(1, days))D")
+            json.field("offerDiscountType", transaction.isTrial ? "FREE_TRIAL" : "PAY_UP_FRONT")
+            json.field("offerPeriod", Self.offerPeriod(lengthMs: transaction.expiresMs - transaction.purchaseMs))
         }
         json.field("environment", payloadEnvironment)
         json.field("transactionReason", Self.isPurchase(transaction, in: timeline) ? "PURCHASE" : "RENEWAL")
-        json.field("storefront", "USA")
-        json.field("storefrontId", "143441")
-        json.field("price", number: transaction.isTrial ? 0 : ServerAPIIdentifiers.priceMilliunits(of: productID))
-        json.field("currency", "USD")
+        json.field("storefront", subscriber.storefront.rawValue)
+        json.field("storefrontId", subscriber.storefront.storefrontID)
+        json.field("price", number: Self.priceMilliunits(of: transaction, currency: subscriber.currency))
+        json.field("currency", subscriber.currency)
         json.endObject()
         return json.bytes
+    }
+
+    /// What the customer paid for `transaction`: nothing for a free trial, the offer's price for
+    /// a pay-up-front introductory offer, else the product's regular price.
+    static func priceMilliunits(of transaction: SimulatedTransaction, currency: String) -> Int64 {
+        if transaction.isTrial { return 0 }
+        if transaction.isIntroOffer {
+            return SimulatedPriceTable.introPriceMilliunits(of: transaction.productID, currency: currency)
+        }
+        return SimulatedPriceTable.priceMilliunits(of: transaction.productID, currency: currency)
+    }
+
+    /// `offerPeriod` as ISO 8601 duration of an offer period of `lengthMs`, in the largest unit
+    /// of the simulator's calendar that divides it (365-day years, 30-day months, weeks, days).
+    static func offerPeriod(lengthMs: Int64) -> String {
+        let days = lengthMs / SimulatedProducts.dayMs
+        guard days > 0 else { return "P1D" }
+        if days % 365 == 0 { return "P\(days / 365)Y" }
+        if days % 30 == 0 { return "P\(days / 30)M" }
+        if days % 7 == 0 { return "P\(days / 7)W" }
+        return "P\(days)D"
     }
 
     /// The original purchase, and the transaction an upgrade starts, are purchases; everything
@@ -301,8 +329,10 @@ struct ServerAPIBodyRenderer {
         json.field("recentSubscriptionStartDate", number: subscription.firstPurchaseMs)
         json.field("renewalDate", number: timeline.newestTransaction.expiresMs)
         if renewal.autoRenewOn {
-            json.field("renewalPrice", number: ServerAPIIdentifiers.priceMilliunits(of: renewal.autoRenewProductID))
-            json.field("currency", "USD")
+            json.field(
+                "renewalPrice",
+                number: SimulatedPriceTable.priceMilliunits(of: renewal.autoRenewProductID, currency: subscriber.currency))
+            json.field("currency", subscriber.currency)
         }
         json.endObject()
         return json.bytes
@@ -330,13 +360,8 @@ public enum ServerAPIIdentifiers {
             + "\(hex(low >> 48, 4))-\(hex(low & 0xFFFF_FFFF_FFFF, 12))"
     }
 
-    /// `price` in milliunits of USD (10990 = 10.99).
+    /// `price` in milliunits of USD (10990 = 10.99); other currencies: `SimulatedPriceTable`.
     public static func priceMilliunits(of productID: String) -> Int64 {
-        switch productID {
-        case SimulatedProducts.proYearly: 99_990
-        case SimulatedProducts.premiumMonthly: 14_990
-        case SimulatedProducts.newsMonthly: 4_990
-        default: 9_990
-        }
+        SimulatedPriceTable.priceMilliunits(of: productID, currency: "USD")
     }
 }

@@ -1,0 +1,30 @@
+/// The App Store storefront (country) an account buys in; it decides the currency Apple charges
+/// in. Raw values are Apple's `storefront` (ISO 3166-1 alpha-3).
+public enum SimulatedStorefront: String, Codable, Sendable, Hashable, CaseIterable {
+    case usa = "USA"
+    case deu = "DEU"
+    case fra = "FRA"
+    case gbr = "GBR"
+    case jpn = "JPN"
+
+    /// The ISO 4217 currency of the storefront's prices (`currency` in signed transactions).
+    public var currency: String {
+        switch self {
+        case .usa: "USD"
+        case .deu, .fra: "EUR"
+        case .gbr: "GBP"
+        case .jpn: "JPY"
+        }
+    }
+
+    /// Apple's numeric storefront id (`storefrontId`).
+    public var storefrontID: String {
+        switch self {
+        case .usa: "143441"
+        case .fra: "143442"
+        case .deu: "143443"
+        case .gbr: "143444"
+        case .jpn: "143462"
+        }
+    }
+}
