@@ -13,7 +13,9 @@ struct DemoCommand: AsyncParsableCommand {
             Starts the simulator on a free loopback port, imports sample receipts covering every \
             subscription status into a fresh temporary database, runs the nightly job, then sends \
             one App Store Server Notification (a refund Apple made a minute later) through the \
-            notifications receiver on another loopback port, and prints the subscriptions report.
+            notifications receiver on another loopback port, and prints the subscriptions report. \
+            With --apple-api server-api it also imports accounts with a year of billed periods in \
+            several currencies and ends with a revenue summary; both write a dashboard page.
             """)
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default warning).")
@@ -40,7 +42,11 @@ struct DemoCommand: AsyncParsableCommand {
 
             report subscriptions:
             \(result.subscriptionsCSV)
+            \(result.revenueSummary)
+            dashboard: \(result.dashboardPath) (one page, opens offline)
+
             Explore further: subrecon report renewals --db \(result.databasePath)
+                             subrecon report revenue --db \(result.databasePath)
 
             """)
         if result.summary.exitCode != 0 { throw ExitCode(result.summary.exitCode) }

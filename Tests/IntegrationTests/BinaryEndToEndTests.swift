@@ -178,5 +178,16 @@ import Testing
         #expect(states(new.stdout) == states(old.stdout))
         #expect(states(new.stdout).count == 16, "one row per subscription of the 18 accounts, none for the invalid and gone ones")
         #expect(new.stdout.contains("active -> refunded (the receiver answered 200)"))
+        // The server-api demo ends with the ledger's money and a dashboard; verifyReceipt says where money comes from.
+        #expect(new.stdout.contains("revenue (Production;"))
+        #expect(new.stdout.contains("  GBP  gross 143.93 (7 paid periods), refunded 38.25 (1 refund)"), "\(new.stdout)")
+        #expect(new.stdout.contains("  JPY  gross 30000 (2 paid periods)"))
+        #expect(old.stdout.contains("verifyReceipt gives no prices"))
+        for output in [old.stdout, new.stdout] {
+            let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("dashboard: ") })
+            let path = String(line.dropFirst("dashboard: ".count).prefix { $0 != " " })
+            let page = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(page.contains("<svg"))
+        }
     }
 }

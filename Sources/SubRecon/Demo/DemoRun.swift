@@ -27,6 +27,11 @@ public struct DemoRun: Sendable {
         public var subscriptionsCSV: String
         /// What the notification did, one line (nil without a delivery).
         public var notification: String?
+        /// The ledger in a few lines: billed, refunded and net per currency, and today's MRR
+        /// (server-api); where the money would come from (verify-receipt).
+        public var revenueSummary: String
+        /// The dashboard page the demo wrote (opens offline).
+        public var dashboardPath: String
     }
 
     /// The account Apple refunds a minute after the nightly run: the run sees it active, and the
@@ -56,6 +61,16 @@ public struct DemoRun: Sendable {
         simulator.register(Self.sampleSubscribers(nowMs: nowMs).map(\.subscriber))
         let importPath = folder + "/receipts.csv"
         var csv = Self.sampleReceiptsCSV(nowMs: nowMs)
+        if appleAPI == .serverAPI {
+            // Accounts with a year of billed periods in several currencies: only signed data carries
+            // prices, so they show the ledger in server-api mode.
+            let ledger = SimulatedLedgerScenario.subscribers(firstID: 2_000, nowMs: nowMs)
+            simulator.register(ledger.map(\.subscriber))
+            for (scenario, subscriber) in ledger {
+                let environment = scenario.environment == .sandbox ? "Sandbox" : ""
+                csv += "ledger-\(scenario.rawValue),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID),\(environment)\n"
+            }
+        }
         if deliver != nil {
             let refunded = Self.refundSubscriber(nowMs: nowMs)
             simulator.register(refunded)
@@ -105,10 +120,54 @@ public struct DemoRun: Sendable {
         await simulator.stop()
 
         var report = Data()
-        try await ReportExporter(store: database).export(.subscriptions) { report.append($0) }
+        let exporter = ReportExporter(store: database)
+        try await exporter.export(.subscriptions) { report.append($0) }
+        let reportNow = ReconciliationJob.wallClockMs()
+        let dashboardPath = folder + "/dashboard.html"
+        try await AtomicFile.write(to: dashboardPath) { handle in
+            try await exporter.exportDashboard(options: ReportOptions(nowMs: reportNow)) { handle.write($0) }
+        }
+        let revenue =
+            appleAPI == .serverAPI
+            ? try await database.withReadSnapshot { db in try await Self.revenueSummary(db, nowMs: reportNow) }
+            : """
+            money: verifyReceipt gives no prices, so the ledger's periods are unpriced here. Apple's signed
+            transactions carry them: `subrecon demo --apple-api server-api` shows revenue (docs/finance.md).
+            """
         return Result(
             databasePath: databasePath, summary: summary, subscriptionsCSV: String(decoding: report, as: UTF8.self),
-            notification: notification)
+            notification: notification, revenueSummary: revenue, dashboardPath: dashboardPath)
+    }
+
+    /// Billed, refunded and net over the whole ledger per currency (Production), and today's MRR:
+    /// the sums of `report revenue` and the last row of `report metrics`.
+    static func revenueSummary(_ db: any SnapshotQuerying, nowMs: Int64) async throws -> String {
+        let options = MoneyReportOptions(nowMs: nowMs)
+        var totals: [String: (gross: Int64, refunded: Int64, paid: Int, refunds: Int)] = [:]
+        for row in try await LedgerWalk.revenueRows(db, options) where (row[2] ?? "") != "" {
+            let currency = row[2] ?? ""
+            var total = totals[currency] ?? (0, 0, 0, 0)
+            total.gross += Int64(row[9] ?? "") ?? 0
+            total.refunded += Int64(row[10] ?? "") ?? 0
+            total.paid += Int(row[3] ?? "") ?? 0
+            total.refunds += Int(row[8] ?? "") ?? 0
+            totals[currency] = total
+        }
+        let current = ReportPeriod(holding: nowMs, granularity: .month).label
+        var mrr: [String: String] = [:]
+        for row in try await LedgerWalk.metricsRows(db, options) where row[0] == current {
+            if let currency = row[1], let text = row[5] { mrr[currency] = text }
+        }
+        var lines = ["revenue (Production; customers' prices before Apple's commission and taxes, per currency):"]
+        for currency in totals.keys.sorted() {
+            guard let t = totals[currency] else { continue }
+            func text(_ milliunits: Int64) -> String { MoneyText.text(milliunits: milliunits, currency: currency) }
+            lines.append(
+                "  \(currency)  gross \(text(t.gross)) (\(t.paid) paid periods), refunded \(text(t.refunded)) "
+                    + "(\(t.refunds) \(t.refunds == 1 ? "refund" : "refunds")), net \(text(t.gross - t.refunded)), MRR now \(mrr[currency] ?? text(0))")
+        }
+        if totals.isEmpty { lines.append("  no priced periods yet") }
+        return lines.joined(separator: "\n")
     }
 
     /// One user per simulator scenario (so every status appears), as an app server would export them.

@@ -14,7 +14,7 @@ public enum DashboardRenderer {
     static let noLostOrdersSentence = "No lost orders: no run found a period that nothing else had recorded."
     static let noChurnSentence = "No churn yet: no period had paid subscriptions at its previous end."
     static let noParitySentence =
-        "Not compared with Apple's sales reports yet: see subrecon apple-reports fetch and report apple-parity."
+        "Not compared with Apple's sales reports yet: App Store Connect's reports remain the record (docs/finance.md)."
 
     /// The page, UTF-8 HTML5.
     public static func render(_ data: DashboardData) -> String {

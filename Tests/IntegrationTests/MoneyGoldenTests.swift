@@ -1,0 +1,52 @@
+import AppStoreSimulator
+import Foundation
+import Testing
+
+@testable import SubRecon
+
+/// The money reports, byte for byte, from the simulator's money scenarios through a real
+/// server-api run and the notifications Apple sends afterwards, on both stores against ONE set of
+/// golden files: the same data gives the same bytes on SQLite and PostgreSQL.
+/// `SUBRECON_UPDATE_GOLDEN=1 swift test --filter MoneyGoldenTests` rewrites them (review the diff).
+@Suite struct MoneyGoldenTests {
+    @Test(arguments: StoreKind.allCases) func theLedgerAndItsReportsMatchTheirGoldenFiles(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        try await LedgerScenarioRunTests.importLedgerScenarios(world)
+        let run = try await world.runServerAPI()
+        #expect(run.exitCode == 0)
+
+        let now = world.clock.nowMs
+        let reports: [(file: String, kind: ReportKind, options: ReportOptions)] = [
+            ("ledger-renewals", .renewals, .init(nowMs: now)),
+            ("ledger-revenue", .revenue, try .parse(kind: .revenue, runID: nil, since: nil, until: nil, within: nil, nowMs: now)),
+            ("ledger-revenue-by-day", .revenue, try .parse(
+                kind: .revenue, runID: nil, since: "2026-09-01", until: "2026-11-01", within: nil, by: "day", nowMs: now)),
+            ("ledger-metrics", .metrics, try .parse(kind: .metrics, runID: nil, since: nil, until: nil, within: nil, nowMs: now)),
+            ("ledger-revenue-sandbox", .revenue, try .parse(
+                kind: .revenue, runID: nil, since: nil, until: nil, within: nil, by: "day", environment: "Sandbox", nowMs: now)),
+        ]
+        let golden = ReportGoldenTests()
+        for report in reports {
+            let box = DataBox()
+            try await ReportExporter(store: world.store).export(report.kind, options: report.options) { box.append($0) }
+            try golden.compareWithGolden(box.text, name: report.file)
+        }
+
+        // What finance would check by hand: the prorated refund (89,990 × 42.5 %, half to even)
+        // in GBP, JPY in whole yen, family sharing nowhere in revenue.
+        let revenue = try await world.report(.revenue)
+        #expect(revenue.contains { $0["currency"] == "GBP" && $0["refunded_milliunits"] == "38246" && $0["refunded"] == "38.25" })
+        #expect(revenue.filter { $0["currency"] == "JPY" }.allSatisfy { !($0["gross"] ?? "").contains(".") })
+        let familyPeriods = try await world.count(
+            "SELECT COUNT(*) FROM renewals WHERE ownership_type = 'FAMILY_SHARED' AND price_milliunits > 0")
+        #expect(familyPeriods > 0)
+        let paid = revenue.reduce(0) { $0 + (Int($1["paid_periods"] ?? "") ?? 0) }
+        let payerPaid = try await world.count(
+            """
+            SELECT COUNT(*) FROM renewals WHERE price_milliunits > 0 AND environment = 'Production'
+              AND ownership_type = 'PURCHASED'
+            """)
+        #expect(paid == payerPaid)
+    }
+}
