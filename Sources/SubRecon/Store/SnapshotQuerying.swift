@@ -14,6 +14,9 @@ public protocol QueryRow {
     func integer(_ column: String) throws -> Int64?
     /// The value as it is stored, INTEGER or TEXT (a copy moves it without knowing its column).
     func value(_ column: String) throws -> SQLArgument
+    /// The `index`th selected column (from 0), without a lookup by name: for loops over millions of rows.
+    func text(at index: Int) throws -> String?
+    func integer(at index: Int) throws -> Int64?
 }
 
 extension QueryRow {

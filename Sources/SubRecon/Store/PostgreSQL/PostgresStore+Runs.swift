@@ -154,6 +154,8 @@ struct PostgresQueryRow: QueryRow {
 
     func text(_ column: String) throws -> String? { try cell(column).decode(String?.self) }
     func integer(_ column: String) throws -> Int64? { try cell(column).decode(Int64?.self) }
+    func text(at index: Int) throws -> String? { try row[index].decode(String?.self) }
+    func integer(at index: Int) throws -> Int64? { try row[index].decode(Int64?.self) }
 
     func value(_ column: String) throws -> SQLArgument {
         let cell = try cell(column)

@@ -52,8 +52,18 @@ struct SQLiteQueryRow: QueryRow {
         return row[column]
     }
 
-    func text(_ column: String) throws -> String? {
-        switch try storedValue(column).storage {
+    private func storedValue(at index: Int) throws -> DatabaseValue {
+        guard index >= 0, index < row.count else { throw StoreError.failed(operation: "reading a row", reason: "no column \(index)") }
+        return row[index]
+    }
+
+    func text(at index: Int) throws -> String? { try Self.text(try storedValue(at: index)) }
+    func integer(at index: Int) throws -> Int64? { try Self.integer(try storedValue(at: index), column: "column \(index)") }
+    func text(_ column: String) throws -> String? { try Self.text(try storedValue(column)) }
+    func integer(_ column: String) throws -> Int64? { try Self.integer(try storedValue(column), column: column) }
+
+    private static func text(_ value: DatabaseValue) throws -> String? {
+        switch value.storage {
         case .null: nil
         case .string(let text): text
         case .int64(let number): String(number)
@@ -62,8 +72,8 @@ struct SQLiteQueryRow: QueryRow {
         }
     }
 
-    func integer(_ column: String) throws -> Int64? {
-        switch try storedValue(column).storage {
+    private static func integer(_ value: DatabaseValue, column: String) throws -> Int64? {
+        switch value.storage {
         case .null: return nil
         case .int64(let number): return number
         case .double(let number): return Int64(exactly: number)
