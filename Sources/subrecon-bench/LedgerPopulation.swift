@@ -82,10 +82,15 @@ struct LedgerPopulation {
             }
         let family = rng.next() % 100 < 3
         let trial = plan != 8 && rng.next() % 100 < 30
-        // Weekly plans run for up to 12 weeks (a year of weeks would dwarf the rest of the ledger).
-        let maxPeriods = plan == 9 ? 12 : (plan == 8 ? 2 : months + 1)
-        let lasts = 1 + Int(rng.next() % UInt64(maxPeriods))
-        var purchase = start + Int64(rng.next() % UInt64(max(1, Int64(months) * 30 * Self.day / 2)))
+        // Most subscriptions run through the whole window (a year: 12-13 monthly periods); a fifth
+        // churn at a random period. Weekly plans run 4-52 weeks, yearly ones once or twice: about
+        // twelve periods a subscription on average, as the 1.2 M rows for 100,000.
+        let full = plan == 9 ? 52 : (plan == 8 ? 2 : months + 1)
+        let churns = rng.next() % 100 < 20
+        let lasts = plan == 9
+            ? 4 + Int(rng.next() % 49)
+            : (churns ? 1 + Int(rng.next() % UInt64(full)) : full)
+        var purchase = start + Int64(rng.next() % UInt64(30 * Self.day))
         let otid = String(3_000_000_000_000 + Int64(index) * 1_000)
         let user = "user-\(index)"
         var rows: [[DatabaseValue]] = []

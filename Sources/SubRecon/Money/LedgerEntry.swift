@@ -1,19 +1,40 @@
 /// One row of the money ledger (a billed period, as `report renewals` lists it), as the revenue
 /// and metrics reports read it.
-struct LedgerEntry: Sendable, Equatable {
-    var originalTransactionID: String
-    var productID: String
-    var purchaseDateMs: Int64?
-    var expiresDateMs: Int64
-    var cancellationDateMs: Int64?
-    var isUpgraded: Bool
-    var priceMilliunits: Int64?  // nil = unknown
-    var currency: String?  // nil/empty = unknown
-    var offerDiscountType: String?
-    var transactionReason: String?
-    var ownershipType: String?
-    var environment: String?  // "Production" / "Sandbox"
-    var refundMilliunits: Int64?  // as stored (computed by RefundAmount at write time)
+public struct LedgerEntry: Sendable, Equatable {
+    public var originalTransactionID: String
+    public var productID: String
+    public var purchaseDateMs: Int64?
+    public var expiresDateMs: Int64
+    public var cancellationDateMs: Int64?
+    public var isUpgraded: Bool
+    public var priceMilliunits: Int64?  // nil = unknown
+    public var currency: String?  // nil/empty = unknown
+    public var offerDiscountType: String?
+    public var transactionReason: String?
+    public var ownershipType: String?
+    public var environment: String?  // "Production" / "Sandbox"
+    public var refundMilliunits: Int64?  // as stored (computed by RefundAmount at write time)
+
+    public init(
+        originalTransactionID: String, productID: String, purchaseDateMs: Int64?, expiresDateMs: Int64,
+        cancellationDateMs: Int64?, isUpgraded: Bool, priceMilliunits: Int64?, currency: String?,
+        offerDiscountType: String?, transactionReason: String?, ownershipType: String?, environment: String?,
+        refundMilliunits: Int64?
+    ) {
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.purchaseDateMs = purchaseDateMs
+        self.expiresDateMs = expiresDateMs
+        self.cancellationDateMs = cancellationDateMs
+        self.isUpgraded = isUpgraded
+        self.priceMilliunits = priceMilliunits
+        self.currency = currency
+        self.offerDiscountType = offerDiscountType
+        self.transactionReason = transactionReason
+        self.ownershipType = ownershipType
+        self.environment = environment
+        self.refundMilliunits = refundMilliunits
+    }
 }
 
 extension LedgerEntry {

@@ -9,52 +9,63 @@ enum LedgerWalk {
         _ db: any SnapshotQuerying, environment: String, _ body: ([LedgerEntry]) throws -> Void
     ) async throws {
         var otid: String?
-        var periods: [(key: String, entry: LedgerEntry)] = []
+        // Two parallel arrays, reused: a subscription's periods are handed over without copying
+        // them again when (as both stores return them) they are in order and each comes once.
+        var keys: [String] = []
+        var entries: [LedgerEntry] = []
         func flush() throws {
-            guard !periods.isEmpty else { return }
-            periods.sort { a, b in
-                switch (a.entry.purchaseDateMs, b.entry.purchaseDateMs) {
-                case let (x?, y?) where x != y: return x < y
-                case (nil, _?): return true
-                case (_?, nil): return false
-                default: return a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
+            guard !entries.isEmpty else { return }
+            var inOrder = true
+            var duplicated = false
+            for index in entries.indices.dropFirst() {
+                if keys[index] == keys[index - 1] {
+                    duplicated = true
+                } else if !Self.precedes(
+                    entries[index - 1].purchaseDateMs, keys[index - 1], entries[index].purchaseDateMs, keys[index])
+                {
+                    inOrder = false
                 }
             }
-            var seen: Set<String> = []
-            try body(periods.compactMap { seen.insert($0.key).inserted ? $0.entry : nil })
-            periods.removeAll(keepingCapacity: true)
-        }
-        // Rows without an environment (stored before v9 and never matched to a subscription) are
-        // Production's, as `LedgerEntry.counts(in:)` reads them.
-        try await db.forEachRow(
-            """
-                SELECT original_transaction_id, period_key, product_id, purchase_date_ms, expires_date_ms,
-                       cancellation_date_ms, is_upgraded, price_milliunits, currency, offer_discount_type,
-                       transaction_reason, ownership_type, environment, refund_milliunits
-                FROM renewals WHERE COALESCE(environment, 'Production') = ?
-                ORDER BY original_transaction_id
-                """, [.text(environment)]
-        ) { row in
-            // By position (the SELECT's order): a million rows of lookups by name cost seconds.
-            guard let id = try row.text(at: 0), let key = try row.text(at: 1), let product = try row.text(at: 2),
-                let expires = try row.integer(at: 4)
-            else { throw StoreError.failed(operation: "reading the ledger", reason: "a NOT NULL column is NULL") }
-            if id != otid {
-                try flush()
-                otid = id
+            if inOrder, !duplicated {
+                try body(entries)
+            } else {
+                var periods = zip(keys, entries).map { (key: $0, entry: $1) }
+                if !inOrder { periods.sort(by: Self.precedes) }
+                // A period two users share comes twice, side by side: it counts once.
+                var once: [LedgerEntry] = []
+                var previous: String?
+                for period in periods where period.key != previous {
+                    once.append(period.entry)
+                    previous = period.key
+                }
+                try body(once)
             }
-            periods.append((
-                key,
-                LedgerEntry(
-                    originalTransactionID: id, productID: product, purchaseDateMs: try row.integer(at: 3),
-                    expiresDateMs: expires, cancellationDateMs: try row.integer(at: 5),
-                    isUpgraded: (try row.integer(at: 6) ?? 0) != 0, priceMilliunits: try row.integer(at: 7),
-                    currency: try row.text(at: 8), offerDiscountType: try row.text(at: 9),
-                    transactionReason: try row.text(at: 10), ownershipType: try row.text(at: 11),
-                    environment: try row.text(at: 12), refundMilliunits: try row.integer(at: 13))
-            ))
+            keys.removeAll(keepingCapacity: true)
+            entries.removeAll(keepingCapacity: true)
+        }
+        try await db.forEachLedgerRow(environment: environment) { key, entry in
+            if entry.originalTransactionID != otid {
+                try flush()
+                otid = entry.originalTransactionID
+            }
+            keys.append(key)
+            entries.append(entry)
         }
         try flush()
+    }
+
+    /// Purchase order (unknown first), then period key: the order the reports read a subscription in.
+    static func precedes(_ a: (key: String, entry: LedgerEntry), _ b: (key: String, entry: LedgerEntry)) -> Bool {
+        precedes(a.entry.purchaseDateMs, a.key, b.entry.purchaseDateMs, b.key)
+    }
+
+    static func precedes(_ purchaseA: Int64?, _ keyA: String, _ purchaseB: Int64?, _ keyB: String) -> Bool {
+        switch (purchaseA, purchaseB) {
+        case let (x?, y?) where x != y: return x < y
+        case (nil, _?): return true
+        case (_?, nil): return false
+        default: return keyA.utf8.lexicographicallyPrecedes(keyB.utf8)
+        }
     }
 
     /// The earliest purchase the money reports count in `environment` (the default window's start).

@@ -14,9 +14,6 @@ public protocol QueryRow {
     func integer(_ column: String) throws -> Int64?
     /// The value as it is stored, INTEGER or TEXT (a copy moves it without knowing its column).
     func value(_ column: String) throws -> SQLArgument
-    /// The `index`th selected column (from 0), without a lookup by name: for loops over millions of rows.
-    func text(at index: Int) throws -> String?
-    func integer(at index: Int) throws -> Int64?
 }
 
 extension QueryRow {
@@ -41,6 +38,10 @@ extension QueryRow {
 public protocol SnapshotQuerying {
     /// Runs `sql` and hands each row to `body`, streaming (memory stays flat in the table's size).
     func forEachRow(_ sql: String, _ arguments: [SQLArgument], _ body: (any QueryRow) throws -> Void) async throws
+    /// Every ledger row of `environment` (`SchemaSQL.ledgerWalk`), each with its period key: one
+    /// subscription's periods together, in purchase order (unknown first), then period key. Each
+    /// store reads them its fastest way: the money reports walk millions.
+    func forEachLedgerRow(environment: String, _ body: (String, LedgerEntry) throws -> Void) async throws
 }
 
 extension SnapshotQuerying {

@@ -52,6 +52,28 @@ struct DirectStatement {
         while try step() {}
     }
 
+    /// Resets and binds `values` in order (a query's parameters; then `step()`).
+    func bind(values: [SQLArgument]) throws {
+        reset()
+        for (offset, value) in values.enumerated() { try checked(value.bind(to: handle, at: Int32(offset + 1))) }
+        guard values.count == Int(sqlite3_bind_parameter_count(handle)) else {
+            throw DatabaseError(message: "\(values.count) values for \(sqlite3_bind_parameter_count(handle)) parameters", sql: statement.sql)
+        }
+    }
+
+    /// The result's column names and their positions.
+    func columnIndexes() -> [String: Int32] {
+        var names: [String: Int32] = [:]
+        for index in 0..<sqlite3_column_count(handle) {
+            if let name = sqlite3_column_name(handle, index) { names[String(cString: name)] = names[String(cString: name)] ?? index }
+        }
+        return names
+    }
+
+    func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
     /// A bind fails on a value over SQLite's length limit or out of memory: the error rolls the
     /// batch back, where carrying on would write NULL in place of the value.
     private func checked(_ code: Int32) throws {
