@@ -28,3 +28,7 @@ if [ -n "${SUBRECON_TEST_POSTGRES_URL:-}" ]; then
 else
   echo "bench-smoke: receiver on PostgreSQL skipped (no SUBRECON_TEST_POSTGRES_URL)"
 fi
+# The money reports over a generated ledger (3,000 subscriptions: more than one PostgreSQL cursor
+# page), on SQLite and, when scripts/test.sh started one, PostgreSQL; fails if the two stores'
+# revenue or metrics differ by a byte.
+"$bin/subrecon-bench" money --subrecon "$bin/subrecon" --subscriptions 3000 --months 12 --repeat 1

@@ -126,6 +126,8 @@ struct MoneyCommand: AsyncParsableCommand {
             } else {
                 let same = outputs == Self.sqliteOutputs
                 print("  \(store.name): revenue and metrics over closed months, the same bytes as SQLite: \(same ? "yes" : "NO")")
+                // Not a figure: two stores disagreeing is a broken report, and the benchmark says so.
+                if !same { throw ChildProcess.SpawnError(description: "\(store.name)'s revenue or metrics differ from SQLite's") }
             }
         }
         print("targets:")

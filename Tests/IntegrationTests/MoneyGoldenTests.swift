@@ -49,4 +49,54 @@ import Testing
             """)
         #expect(paid == payerPaid)
     }
+
+    /// The walk's edge cases are the same bytes on both stores: a period with no purchase date
+    /// (SQLite returns it first, PostgreSQL last) and a period recorded under two users (counted once).
+    @Test func unknownPurchaseDatesAndSharedPeriodsGiveTheSameBytesOnBothStores() async throws {
+        var outputs: [StoreKind: [String]] = [:]
+        for store in StoreKind.allCases {
+            let world = try await TestWorld.make(store: store)
+            defer { Task { await world.close() } }
+            try await LedgerScenarioRunTests.importLedgerScenarios(world)
+            #expect(try await world.runServerAPI().exitCode == 0)
+            let otid = try #require(
+                try await world.report(.renewals).first { $0["user_id"] == "ledger-monthlyUSD" }?["original_transaction_id"])
+            // A period whose purchase date Apple never gave, and every period of that subscription
+            // again under a second user (a receipt two users share).
+            try await world.execute(
+                """
+                INSERT INTO renewals (user_id, period_key, transaction_id, original_transaction_id, product_id, purchase_date_ms,
+                    expires_date_ms, is_trial_period, is_in_intro_offer_period, first_seen_at, price_milliunits, currency,
+                    transaction_reason, ownership_type, environment, refund_milliunits, is_upgraded)
+                VALUES ('ledger-monthlyUSD', 'txn:no-date', 'no-date', '\(otid)', 'com.example.pro.monthly', NULL,
+                    \(world.clock.nowMs - 400 * 86_400_000), 0, 0, 0, 4990, 'USD', 'RENEWAL', 'PURCHASED', 'Production', 0, 0)
+                """)
+            try await world.execute(
+                """
+                INSERT INTO renewals (user_id, period_key, transaction_id, original_transaction_id, web_order_line_item_id,
+                    product_id, purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
+                    is_in_intro_offer_period, first_seen_at, price_milliunits, currency, transaction_reason, ownership_type,
+                    environment, refund_milliunits, is_upgraded)
+                SELECT 'second-device', period_key, transaction_id, original_transaction_id, web_order_line_item_id,
+                    product_id, purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
+                    is_in_intro_offer_period, first_seen_at, price_milliunits, currency, transaction_reason, ownership_type,
+                    environment, refund_milliunits, is_upgraded
+                FROM renewals WHERE original_transaction_id = '\(otid)'
+                """)
+            var texts: [String] = []
+            for kind in [ReportKind.revenue, .metrics] {
+                let box = DataBox()
+                try await ReportExporter(store: world.store).export(kind, options: .init(nowMs: world.clock.nowMs)) { box.append($0) }
+                texts.append(box.text)
+            }
+            outputs[store] = texts
+            // Counted once: the shared periods add nothing; the undated one is unbucketed.
+            let before = try await world.report(.renewals).filter { $0["user_id"] == "ledger-monthlyUSD" }.count
+            #expect(before == 15)
+        }
+        #expect(outputs[.sqlite] == outputs[.postgres])
+        let golden = try #require(FileManager.default.contents(
+            atPath: ReportGoldenTests.goldenFolder.appendingPathComponent("ledger-revenue.csv").path))
+        #expect(outputs[.sqlite]?.first == String(decoding: golden, as: UTF8.self), "shared periods counted once, the undated one nowhere")
+    }
 }

@@ -39,8 +39,9 @@ public protocol SnapshotQuerying {
     /// Runs `sql` and hands each row to `body`, streaming (memory stays flat in the table's size).
     func forEachRow(_ sql: String, _ arguments: [SQLArgument], _ body: (any QueryRow) throws -> Void) async throws
     /// Every ledger row of `environment` (`SchemaSQL.ledgerWalk`), each with its period key: one
-    /// subscription's periods together, in purchase order (unknown first), then period key. Each
-    /// store reads them its fastest way: the money reports walk millions.
+    /// subscription's periods together, in purchase order (SQLite puts unknown dates first,
+    /// PostgreSQL last: `LedgerWalk` orders them), then period key. Each store reads them its
+    /// fastest way: the money reports walk millions.
     func forEachLedgerRow(environment: String, _ body: (String, LedgerEntry) throws -> Void) async throws
 }
 
