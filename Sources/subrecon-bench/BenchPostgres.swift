@@ -75,7 +75,14 @@ struct BenchPostgres: Sendable {
         return environment
     }
 
-    private func execute(_ sql: String) async throws {
+    /// `VACUUM ANALYZE` in `location`, as autovacuum keeps a production database: fresh statistics
+    /// and a visibility map (an index-only scan needs it), which a database just filled has not.
+    func vacuumAnalyze(_ location: PostgresLocation) async throws {
+        try await execute("VACUUM ANALYZE", on: location)
+    }
+
+    private func execute(_ sql: String, on location: PostgresLocation? = nil) async throws {
+        let admin = location ?? self.admin
         let client = PostgresClient(configuration: try StoreOpener.clientConfiguration(admin))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

@@ -52,9 +52,7 @@ struct MoneyCommand: AsyncParsableCommand {
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
         let path = folder + "/ledger.sqlite"
         let written = try LedgerPopulation(subscriptions: subscriptions, months: months, nowMs: nowMs).write(path: path)
-        print(BenchFormat.line(
-            "ledger written",
-            "\(BenchFormat.grouped(written.subscriptions)) subscriptions, \(BenchFormat.grouped(written.periods)) periods in \(BenchFormat.fixed(written.seconds, 1)) s"))
+        print("  ledger written: \(BenchFormat.grouped(written.subscriptions)) subscriptions, \(BenchFormat.grouped(written.periods)) periods in \(BenchFormat.fixed(written.seconds, 1)) s")
 
         var stores: [(name: String, environment: [String: String])] = [("SQLite", ["SUBRECON_DB": path])]
         var dropAfter: (BenchPostgres, PostgresLocation)?
@@ -65,7 +63,8 @@ struct MoneyCommand: AsyncParsableCommand {
             let watch = Stopwatch()
             let copy = try await Self.runReport(binary, ["db", "copy", path, BenchPostgres.url(location)], environment, folder)
             guard copy.exit.code == 0 else { throw ChildProcess.SpawnError(description: "db copy failed: \(copy.stderr)") }
-            print(BenchFormat.line("copied to PostgreSQL", "\(BenchFormat.fixed(watch.seconds, 1)) s"))
+            try await server.vacuumAnalyze(location)
+            print("  copied to PostgreSQL and vacuumed in \(BenchFormat.fixed(watch.seconds, 1)) s")
             stores.append(("PostgreSQL", environment))
         }
         defer {
