@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Finance's export: every report as dated CSV files in DIR.  Usage: export-reports.sh DIR
+# Finance's export: the reports as dated CSV files in DIR, and the dashboard page (opens offline,
+# fit to attach to an e-mail).  Usage: export-reports.sh DIR
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 env_file="${SUBRECON_ENV_FILE:-/etc/subrecon/subrecon.env}"
@@ -8,7 +9,8 @@ bin="${SUBRECON_BIN:-subrecon}"
 dir="$1"
 day=$(date -u +%Y-%m-%d)
 mkdir -p "$dir"
-for kind in subscriptions renewals runs run-items; do
+for kind in subscriptions renewals runs run-items revenue metrics; do
   "$bin" report "$kind" --output "$dir/$kind-$day.csv"
 done
-echo "reports written to $dir (*-$day.csv)"
+"$bin" report dashboard --output "$dir/dashboard-$day.html"
+echo "reports written to $dir (*-$day.csv, dashboard-$day.html)"

@@ -64,3 +64,29 @@ import Testing
         #expect(mode == 0o600)
     }
 }
+
+/// `jobs/export-reports.sh`, as cron runs it: finance's dated CSVs, the money reports among them,
+/// and the dashboard page.
+@Suite struct ExportReportsJobTests {
+    @Test func theExportJobWritesTheMoneyReportsAndTheDashboard() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        try await LedgerScenarioRunTests.importLedgerScenarios(world)
+        #expect(try await world.runServerAPI().exitCode == 0)
+        let envFile = world.folder + "/subrecon.env"
+        try "SUBRECON_DB=\(world.databasePath)\n".write(toFile: envFile, atomically: true, encoding: .utf8)
+        let out = world.folder + "/reports"
+        let job = try await ShellScript.run(
+            NotificationsBackfillJobTests.jobs + "/export-reports.sh", [out],
+            environment: ["SUBRECON_ENV_FILE": envFile, "SUBRECON_BIN": SubreconBinary.path])
+        #expect(job.exitCode == 0, "\(job.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: out)
+        for kind in ["subscriptions", "renewals", "runs", "run-items", "revenue", "metrics"] {
+            #expect(files.contains { $0.hasPrefix(kind + "-") && $0.hasSuffix(".csv") }, "\(kind): \(files)")
+        }
+        let page = try #require(files.first { $0.hasPrefix("dashboard-") && $0.hasSuffix(".html") })
+        #expect(try String(contentsOfFile: out + "/" + page, encoding: .utf8).contains("<svg"))
+        let revenue = try #require(files.first { $0.hasPrefix("revenue-") })
+        #expect(try String(contentsOfFile: out + "/" + revenue, encoding: .utf8).contains(",GBP,"))
+    }
+}
