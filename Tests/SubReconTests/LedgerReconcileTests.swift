@@ -179,5 +179,15 @@ struct LedgerReconcileTests {
         #expect(negative.price == nil && negative.moneyProblems?.count == 1)
         let fine = try SignedTransactionPayload.scan(Array(#"{"transactionId":"2","price":0,"revocationPercentage":100000}"#.utf8))
         #expect(fine.price == 0 && fine.revocationPercentage == 100_000 && fine.moneyProblems == nil)
+        // Refunds the ledger cannot price are said too (the contract: "left empty and logged").
+        let prorated = try SignedTransactionPayload.scan(
+            Array(#"{"transactionId":"2","price":9990,"revocationDate":5,"revocationType":"REFUND_PRORATED"}"#.utf8))
+        #expect(prorated.moneyProblems?.first?.hasPrefix("REFUND_PRORATED without revocationPercentage") == true)
+        let unknown = try SignedTransactionPayload.scan(
+            Array(#"{"transactionId":"2","price":9990,"revocationDate":5,"revocationType":"REFUND_SOMETHING"}"#.utf8))
+        #expect(unknown.moneyProblems?.first?.contains("REFUND_SOMETHING") == true)
+        let full = try SignedTransactionPayload.scan(
+            Array(#"{"transactionId":"2","price":9990,"revocationDate":5,"revocationType":"REFUND_FULL"}"#.utf8))
+        #expect(full.moneyProblems == nil)
     }
 }

@@ -162,6 +162,15 @@ extension SignedTransactionPayload {
             // fields state depends on stay strict.
             let price = v[18].money(named: "price", in: 0...Int64.max, problems: &problems)
             let percentage = v[24].money(named: "revocationPercentage", in: 0...100_000, problems: &problems)
+            // A refund the ledger cannot price (its amount stays empty): said, as for a malformed field.
+            let revocationType = v[23].text
+            if v[12].isPresent, let revocationType {
+                if revocationType == "REFUND_PRORATED", percentage == nil, !v[24].isPresent {
+                    problems.append("REFUND_PRORATED without revocationPercentage: the refund's amount is unknown")
+                } else if !["REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE"].contains(revocationType) {
+                    problems.append("revocationType \(revocationType.prefix(64)) is not one the ledger prices: the refund's amount is unknown")
+                }
+            }
             return Self(
                 transactionId: v[0].text, originalTransactionId: v[1].text, webOrderLineItemId: v[2].text,
                 bundleId: v[3].text, productId: v[4].text, subscriptionGroupIdentifier: v[5].text,
