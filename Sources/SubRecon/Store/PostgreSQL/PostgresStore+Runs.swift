@@ -155,7 +155,7 @@ extension PostgresSnapshot {
     static let ledgerBySubscription: String = {
         let columns = [
             "period_key", "product_id", "purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "is_upgraded",
-            "price_milliunits", "currency", "offer_discount_type", "transaction_reason", "ownership_type", "environment",
+            "price_milliunits", "currency", "offer_discount_type", "transaction_reason", "ownership_type",
             "refund_milliunits",
         ]
         return """
@@ -171,8 +171,9 @@ extension PostgresSnapshot {
     /// without a cursor the rows waiting in the client grew to 300 MB.
     static let ledgerFetchSize = 1_000
 
-    /// Which of the 14 columns are BIGINT (the others TEXT), in `ledgerBySubscription`'s order.
-    static let ledgerIntegerColumns = [false, false, false, true, true, true, true, true, false, false, false, false, false, true]
+    /// Which of the 13 columns are BIGINT (the others TEXT), in `ledgerBySubscription`'s order.
+    /// (No environment column: the query selects one; its rows get that name.)
+    static let ledgerIntegerColumns = [false, false, false, true, true, true, true, true, false, false, false, false, true]
 
     func forEachLedgerRow(environment: String, _ body: (String, LedgerEntry) throws -> Void) async throws {
         // A cursor (inside the snapshot's transaction) holds the client to a page of rows. DECLARE
@@ -200,7 +201,7 @@ extension PostgresSnapshot {
             let more = rows.count == Self.ledgerFetchSize
             async let next = more ? page() : []
             for row in rows {
-                try Self.readSubscription(row, checkTypes: !checked, body)
+                try Self.readSubscription(row, environment: environment, checkTypes: !checked, body)
                 checked = true
             }
             rows = try await next
@@ -211,10 +212,10 @@ extension PostgresSnapshot {
 
     /// One subscription's row: its id, then its periods' columns as arrays of one length.
     private static func readSubscription(
-        _ row: PostgresRow, checkTypes: Bool, _ body: (String, LedgerEntry) throws -> Void
+        _ row: PostgresRow, environment: String, checkTypes: Bool, _ body: (String, LedgerEntry) throws -> Void
     ) throws {
         var cells: [ByteBuffer?] = []
-        cells.reserveCapacity(14)
+        cells.reserveCapacity(13)
         for cell in row {
             if checkTypes {
                 let expected: PostgresDataType =
@@ -226,17 +227,25 @@ extension PostgresSnapshot {
             }
             cells.append(cell.bytes)
         }
-        guard cells.count == 14, let otidBytes = cells[0] else {
+        guard cells.count == 13, let otidBytes = cells[0] else {
             throw StoreError.failed(operation: "reading the ledger", reason: "a subscription row is incomplete")
         }
         let otid = String(buffer: otidBytes)
-        var arrays = try (1..<14).map { column in try PostgresBinaryArray(cells[column]) }
+        var arrays = try (1..<13).map { column in try PostgresBinaryArray(cells[column]) }
         let count = arrays[0].count
         guard arrays.allSatisfy({ $0.count == count }) else {
             throw StoreError.failed(operation: "reading the ledger", reason: "the arrays of \(otid) differ in length")
         }
+        // A subscription's periods mostly share one product: its String is made once.
+        var product = ""
+        var productBytes: ByteBuffer?
         for _ in 0..<count {
-            guard let key = arrays[0].nextText(), let product = arrays[1].nextText() else {
+            let bytes = arrays[1].nextBytes()
+            if let bytes, bytes != productBytes {
+                product = String(buffer: bytes)
+                productBytes = bytes
+            }
+            guard let key = arrays[0].nextText(), bytes != nil else {
                 throw StoreError.failed(operation: "reading the ledger", reason: "a NOT NULL column is NULL")
             }
             let purchase = try arrays[2].nextInteger()
@@ -253,7 +262,7 @@ extension PostgresSnapshot {
                     cancellationDateMs: cancelled, isUpgraded: (upgraded ?? 0) != 0, priceMilliunits: price,
                     currency: arrays[7].nextText(), offerDiscountType: arrays[8].nextText(),
                     transactionReason: arrays[9].nextText(), ownershipType: arrays[10].nextText(),
-                    environment: arrays[11].nextText(), refundMilliunits: try arrays[12].nextInteger()))
+                    environment: environment, refundMilliunits: try arrays[11].nextInteger()))
         }
     }
 }
@@ -282,6 +291,8 @@ struct PostgresBinaryArray {
     }
 
     /// The next element's bytes; nil for NULL (or past the end).
+    mutating func nextBytes() -> ByteBuffer? { next() }
+
     private mutating func next() -> ByteBuffer? {
         guard let length = buffer.readInteger(as: Int32.self), length >= 0 else { return nil }
         return buffer.readSlice(length: Int(length))
