@@ -153,7 +153,7 @@ struct CSVWriterTests {
         // Fragments chosen to hit every rule, combined pseudo-randomly but reproducibly.
         let fragments = ["", "a", "Zoë", "🙂", ",", "\"", "\n", "\r", "\r\n", "=", "+", "-", "@", "\t", " ", "'",
                          "x y", "1700000000000", "é\u{301}", ".", "49.99"]
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         var rows: [[String?]] = []
         for _ in 0..<5_000 {
             let width = Int(generator.next() % 6) + 2
@@ -238,18 +238,5 @@ private enum RFC4180TestReader {
         }
         guard record.isEmpty, field.isEmpty else { throw Malformed(description: "missing final line feed") }
         return records
-    }
-}
-
-/// A tiny seeded generator so the round-trip test is reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

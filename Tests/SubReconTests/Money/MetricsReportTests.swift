@@ -150,7 +150,7 @@ struct MetricsReportTests {
     @Test func matchesADirectComputationOnRandomData() throws {
         // The accumulator (difference arrays, a stack for the governing row) against the
         // contract read literally: at each instant, scan every row.
-        var random = MoneySeededGenerator(seed: 7)
+        var random = SeededGenerator(seed: 7)
         let base = F.ms("2026-01-01")
         let products = ["p"], currencies: [String?] = ["USD", "EUR", nil]
         var subscriptions: [[LedgerEntry]] = []
@@ -227,18 +227,5 @@ struct MetricsReportTests {
             previous = now
         }
         return output
-    }
-}
-
-/// SplitMix64, seeded, so the random comparison is reproducible.
-struct MoneySeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
