@@ -26,6 +26,9 @@ let package = Package(
         // graceful shutdown on SIGTERM, instead of growing the simulator's raw NIO handler.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Apple's sales reports arrive as gzip files: inflate (worker) and deflate (simulator)
+        // through the system's zlib, on the NIO ByteBuffers we already have.
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // libcurl from the system (libcurl4-openssl-dev), plus typed wrappers for its variadic calls.
@@ -61,6 +64,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         // Everything subrecon does; the executable only parses arguments and calls in here.
@@ -79,6 +83,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         // `notifications serve`: Apple's POSTs into `NotificationIntake`, metrics, graceful shutdown.

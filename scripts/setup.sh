@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what subrecon needs on a fresh Debian machine, once: the system libraries it links
-# (SQLite, libcurl with OpenSSL) and pkg-config to find them. Sourced by scripts/demo.sh and
+# (SQLite, libcurl with OpenSSL, zlib for Apple's gzip reports), the time-zone database (Apple's report
+# days are Pacific time) and pkg-config to find them. Sourced by scripts/demo.sh and
 # scripts/test.sh; safe to run again (installs only what is missing).
 set -euo pipefail
 
 bash "$(dirname "${BASH_SOURCE[0]}")/install-packages.sh" \
-  libsqlite3-dev libcurl4-openssl-dev pkg-config ca-certificates openssl
+  libsqlite3-dev libcurl4-openssl-dev zlib1g-dev tzdata pkg-config ca-certificates openssl
 
 if ! command -v swift >/dev/null 2>&1; then
   for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
