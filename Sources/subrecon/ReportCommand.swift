@@ -68,6 +68,9 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "For revenue and metrics: Production (default) or Sandbox.")
     var environment: String?
 
+    @Option(help: "For apple-parity: days apart a difference may cancel as the day boundary (default 1).")
+    var toleranceDays: Int?
+
     func run() async throws {
         _ = global.makeLogger()
         // Checked before the database is opened: a usage error must not create or migrate a file.
@@ -75,7 +78,7 @@ struct ReportCommand: AsyncParsableCommand {
         do {
             options = try ReportOptions.parse(
                 kind: kind, runID: runID, since: since, until: until, within: within, by: by, environment: environment,
-                nowMs: ReconciliationJob.wallClockMs())
+                toleranceDays: toleranceDays, nowMs: ReconciliationJob.wallClockMs())
         } catch {
             Console.error(error.description)
             throw ExitCode(2)
@@ -86,8 +89,20 @@ struct ReportCommand: AsyncParsableCommand {
         }
         let store = try await global.openStore()
         let exporter = ReportExporter(store: store)
+        var parity: AppleParityOutcome?
         do {
-            if kind == .dashboard, let output {
+            if kind == .appleParity {
+                var outcome: AppleParityOutcome?
+                if let output {
+                    try await AtomicFile.write(to: output) { handle in
+                        outcome = try await exporter.exportAppleParity(options: options) { handle.write($0) }
+                    }
+                } else {
+                    let stdout = FileHandle.standardOutput
+                    outcome = try await exporter.exportAppleParity(options: options) { stdout.write($0) }
+                }
+                parity = outcome
+            } else if kind == .dashboard, let output {
                 try await AtomicFile.write(to: output) { handle in
                     try await exporter.exportDashboard(options: options) { handle.write($0) }
                 }
@@ -105,6 +120,11 @@ struct ReportCommand: AsyncParsableCommand {
             case .unknownRun, .invalidOption: throw ExitCode(2)
             case .cannotWrite, .failed: throw ExitCode(74)
             }
+        }
+        if let parity {
+            await store.close()
+            for line in parity.summaryLines { Console.error(line) }
+            if !parity.allExplained { throw ExitCode(1) }
         }
     }
 }

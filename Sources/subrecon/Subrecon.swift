@@ -16,7 +16,7 @@ struct Subrecon: AsyncParsableCommand {
         subcommands: [
             ImportCommand.self, RunCommand.self, UserCommand.self, ReportCommand.self, DemoCommand.self,
             SimulatorCommand.self, StatusCommand.self, ParityCommand.self,
-            DbCommand.self, NotificationsCommand.self,
+            DbCommand.self, NotificationsCommand.self, AppleReportsCommand.self,
         ])
 
     /// The contract's exit code for usage errors is 2; ArgumentParser's default is 64 (EX_USAGE).

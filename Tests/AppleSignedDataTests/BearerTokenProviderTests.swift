@@ -56,6 +56,25 @@ final class TestClock: Sendable {
         #expect(exp - iat <= 3600)
     }
 
+    /// App Store Connect (sales reports): a team key's token names no app and lives 20 minutes at most.
+    @Test func aTeamKeysTokenHasNoBundleIDAndAtMostTwentyMinutes() throws {
+        let teamKey = AppStoreConnectKey(privateKey: P256.Signing.PrivateKey(), keyID: "TEAMKEY001", issuerID: "issuer-1")
+        let provider = BearerTokenProvider(teamKey: teamKey, lifetimeSeconds: 3600, clock: { Self.start })
+        let token = try provider.token()
+        let (header, claims, signature) = try decode(token)
+        #expect(header == #"{"alg":"ES256","kid":"TEAMKEY001","typ":"JWT"}"#)
+        #expect(Set(claims.keys) == ["iss", "iat", "exp", "aud"])
+        #expect(claims["aud"] == .string("appstoreconnect-v1"))
+        let iat = try #require(claims["iat"]?.int64Value)
+        let exp = try #require(claims["exp"]?.int64Value)
+        #expect(exp - iat == 20 * 60, "asked for an hour, clamped to Apple's 20 minutes")
+        let signingInput = Array(token.utf8.prefix(token.utf8.count - token.split(separator: ".").last!.utf8.count - 1))
+        let parsed = try P256.Signing.ECDSASignature(rawRepresentation: signature)
+        #expect(teamKey.publicKey.isValidSignature(parsed, for: signingInput))
+        #expect(try provider.token() == token, "reused until it nears its expiry")
+        #expect(!"\(teamKey)".contains("BEGIN"), "printing the key never shows it")
+    }
+
     @Test func theSignatureIsRawRSAndVerifiesWithTheKey() throws {
         let provider = BearerTokenProvider(key: key, clock: { Self.start })
         let token = try provider.token()

@@ -291,6 +291,24 @@ import Testing
         _ = try await world.run(.all)
         // Notifications too (stale, applied, TEST, unmatched), as the golden reports have them.
         try await ReportGoldenTests.receiveNotifications(world)
+        // Apple's sales reports of three days: a day with a lost order and two days Apple had no
+        // sales (so apple-parity lists the ledger's periods of those days as missing at Apple).
+        let pacific = try PacificTime()
+        let today = pacific.day(ofMs: world.clock.nowMs)
+        for back in Int64(1)...3 {
+            let day = today.adding(days: -back)
+            let rows = back == 1
+                ? [SalesReportRow(
+                    line: 2, sku: "com.example.pro.monthly", productTypeIdentifier: "IAY", units: 1,
+                    customerPriceMilliunits: 9_990, customerCurrency: "USD", countryCode: "US", subscription: "New",
+                    period: "1 Month", developerProceedsMilliunits: 6_990)]
+                : []
+            _ = try await world.store.storeAppleReport(
+                AppleReportDay(
+                    day: day, vendorNumber: "80012345", source: .import, fileName: "S_D_80012345_\(day.ordinal).txt",
+                    reportVersion: nil, sha256: String(repeating: "a", count: 64), noSales: rows.isEmpty, rows: rows),
+                nowMs: world.clock.nowMs)
+        }
         return world
     }
 

@@ -21,21 +21,7 @@ public struct AppStoreAPIKey: Sendable, CustomStringConvertible, CustomDebugStri
             guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { throw .invalidField(name) }
         }
-        // Read the label first so the error can say what was given instead, without echoing it.
-        let document: PEMDocument
-        do {
-            document = try PEMDocument(pemString: privateKeyPEM)
-        } catch {
-            throw .notPEM
-        }
-        guard document.discriminator == "PRIVATE KEY" else {
-            throw .unexpectedPEMLabel(Self.printableLabel(document.discriminator))
-        }
-        do {
-            sharedKey = SharedKey(try P256.Signing.PrivateKey(derRepresentation: document.derBytes))
-        } catch {
-            throw .notP256PrivateKey
-        }
+        sharedKey = SharedKey(try Self.privateKey(pem: privateKeyPEM))
         self.keyID = keyID
         self.issuerID = issuerID
         self.bundleID = bundleID
@@ -60,6 +46,26 @@ public struct AppStoreAPIKey: Sendable, CustomStringConvertible, CustomDebugStri
 
     public var debugDescription: String {
         description
+    }
+
+    /// The P-256 private key of a `.p8` file's text (PKCS#8). Shared by the In-App Purchase key
+    /// and the App Store Connect team key: Apple issues both in the same form.
+    static func privateKey(pem: String) throws(APIKeyError) -> P256.Signing.PrivateKey {
+        // Read the label first so the error can say what was given instead, without echoing it.
+        let document: PEMDocument
+        do {
+            document = try PEMDocument(pemString: pem)
+        } catch {
+            throw .notPEM
+        }
+        guard document.discriminator == "PRIVATE KEY" else {
+            throw .unexpectedPEMLabel(Self.printableLabel(document.discriminator))
+        }
+        do {
+            return try P256.Signing.PrivateKey(derRepresentation: document.derBytes)
+        } catch {
+            throw .notP256PrivateKey
+        }
     }
 
     /// A PEM label is short uppercase text; anything else is cut so an error never carries

@@ -1,14 +1,19 @@
+import Crypto
 import Synchronization
 
-/// Makes the App Store Server API bearer token (an ES256 JWT) and reuses it until shortly before
-/// it expires. Thread-safe; one instance serves all concurrent requests of a run.
+/// Makes the bearer token (an ES256 JWT) for the App Store Server API (an In-App Purchase key) or
+/// the App Store Connect API (a team key), and reuses it until shortly before it expires.
+/// Thread-safe; one instance serves all concurrent requests of a run.
 ///
 /// Header `{"alg":"ES256","kid":keyID,"typ":"JWT"}`; claims `iss`, `iat` (Unix seconds, back-dated
-/// ``backdateSeconds`` for clock skew), `exp` (`iat` + lifetime, at most 60 minutes as Apple
-/// requires), `aud` `appstoreconnect-v1` and `bid`. The signature is raw `R || S`.
+/// ``backdateSeconds`` for clock skew), `exp` (`iat` + lifetime, at most 60 minutes for the Server
+/// API and 20 for App Store Connect, as Apple requires), `aud` `appstoreconnect-v1`, and `bid` for
+/// the Server API only (a team key's token names no app). The signature is raw `R || S`.
 public final class BearerTokenProvider: Sendable {
     /// Apple refuses tokens whose `exp` is more than 60 minutes after `iat`.
     public static let maximumLifetimeSeconds: Int64 = 60 * 60
+    /// App Store Connect refuses team-key tokens whose `exp` is more than 20 minutes after `iat`.
+    public static let maximumTeamLifetimeSeconds: Int64 = 20 * 60
     public static let defaultLifetimeSeconds: Int64 = 30 * 60
     /// `iat` is set this far in the past: a token "issued in the future" gets intermittent 401s.
     public static let backdateSeconds: Int64 = 60
@@ -27,7 +32,11 @@ public final class BearerTokenProvider: Sendable {
         var signedCount = 0
     }
 
-    private let key: AppStoreAPIKey
+    private let keyID: String
+    private let issuerID: String
+    /// The `bid` claim; nil for a team key.
+    private let bundleID: String?
+    private let privateKey: SharedKey<P256.Signing.PrivateKey>
     private let lifetimeSeconds: Int64
     private let clock: @Sendable () -> Int64
     private let state = Mutex(State())
@@ -40,8 +49,26 @@ public final class BearerTokenProvider: Sendable {
         lifetimeSeconds: Int64 = BearerTokenProvider.defaultLifetimeSeconds,
         clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds
     ) {
-        self.key = key
+        keyID = key.keyID
+        issuerID = key.issuerID
+        bundleID = key.bundleID
+        privateKey = SharedKey(key.privateKey)
         self.lifetimeSeconds = min(max(lifetimeSeconds, 5 * 60), Self.maximumLifetimeSeconds)
+        self.clock = clock
+    }
+
+    /// Tokens for the App Store Connect API (sales reports): no `bid`, at most 20 minutes.
+    /// - Parameter lifetimeSeconds: `exp − iat`, clamped to 5…20 minutes.
+    public init(
+        teamKey key: AppStoreConnectKey,
+        lifetimeSeconds: Int64 = BearerTokenProvider.maximumTeamLifetimeSeconds,
+        clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds
+    ) {
+        keyID = key.keyID
+        issuerID = key.issuerID
+        bundleID = nil
+        privateKey = SharedKey(key.privateKey)
+        self.lifetimeSeconds = min(max(lifetimeSeconds, 5 * 60), Self.maximumTeamLifetimeSeconds)
         self.clock = clock
     }
 
@@ -72,12 +99,12 @@ public final class BearerTokenProvider: Sendable {
     private func sign(nowSeconds: Int64) throws(APIKeyError) -> Token {
         let issuedAt = nowSeconds - Self.backdateSeconds
         let expiresAt = issuedAt + lifetimeSeconds
-        let header = "{\"alg\":\"\(ES256.name)\",\"kid\":\(JSONText.quoted(key.keyID)),\"typ\":\"JWT\"}"
+        let header = "{\"alg\":\"\(ES256.name)\",\"kid\":\(JSONText.quoted(keyID)),\"typ\":\"JWT\"}"
         let claims =
-            "{\"iss\":\(JSONText.quoted(key.issuerID)),\"iat\":\(issuedAt),\"exp\":\(expiresAt),"
-            + "\"aud\":\(JSONText.quoted(Self.audience)),\"bid\":\(JSONText.quoted(key.bundleID))}"
+            "{\"iss\":\(JSONText.quoted(issuerID)),\"iat\":\(issuedAt),\"exp\":\(expiresAt),"
+            + "\"aud\":\(JSONText.quoted(Self.audience))" + (bundleID.map { ",\"bid\":\(JSONText.quoted($0))" } ?? "") + "}"
         do {
-            let text = try JWSSigner.sign(header: Array(header.utf8), payload: Array(claims.utf8), privateKey: key.privateKey)
+            let text = try JWSSigner.sign(header: Array(header.utf8), payload: Array(claims.utf8), privateKey: privateKey.key)
             return Token(text: text, issuedAtSeconds: issuedAt, expiresAtSeconds: expiresAt)
         } catch {
             throw .signingFailed

@@ -14,12 +14,16 @@ public struct LedgerEntry: Sendable, Equatable {
     public var ownershipType: String?
     public var environment: String?  // "Production" / "Sandbox"
     public var refundMilliunits: Int64?  // as stored (computed by RefundAmount at write time)
+    /// Read for `report apple-parity` only (the money reports leave them nil): Apple's storefront
+    /// (ISO 3166-1 alpha-3) and revocation type.
+    public var storefront: String?
+    public var revocationType: String?
 
     public init(
         originalTransactionID: String, productID: String, purchaseDateMs: Int64?, expiresDateMs: Int64,
         cancellationDateMs: Int64?, isUpgraded: Bool, priceMilliunits: Int64?, currency: String?,
         offerDiscountType: String?, transactionReason: String?, ownershipType: String?, environment: String?,
-        refundMilliunits: Int64?
+        refundMilliunits: Int64?, storefront: String? = nil, revocationType: String? = nil
     ) {
         self.originalTransactionID = originalTransactionID
         self.productID = productID
@@ -34,6 +38,8 @@ public struct LedgerEntry: Sendable, Equatable {
         self.ownershipType = ownershipType
         self.environment = environment
         self.refundMilliunits = refundMilliunits
+        self.storefront = storefront
+        self.revocationType = revocationType
     }
 }
 

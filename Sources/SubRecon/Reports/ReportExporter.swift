@@ -35,8 +35,30 @@ public struct ReportExporter: Sendable {
                     for row in try await LedgerWalk.metricsRows(db, try Self.money(options)) { try csv.writeRow(row) }
                 case .dashboard:
                     throw ReportError.invalidOption("the dashboard is a page, not CSV: subrecon report dashboard --output FILE.html")
+                case .appleParity:
+                    for row in try await AppleParityReport.outcome(db, options: options).rows { try csv.writeRow(row.csvFields) }
                 }
                 try csv.finish()
+            }
+        } catch let error as ReportError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    /// Writes `report apple-parity` and returns what it found (the summary and exit status).
+    public func exportAppleParity(options: ReportOptions, to sink: @escaping CSVWriter.Sink) async throws(ReportError)
+        -> AppleParityOutcome
+    {
+        do {
+            return try await store.withReadSnapshot { db in
+                let outcome = try await AppleParityReport.outcome(db, options: options)
+                var csv = CSVWriter(sink: sink)
+                try csv.writeRow(ReportKind.appleParity.columns)
+                for row in outcome.rows { try csv.writeRow(row.csvFields) }
+                try csv.finish()
+                return outcome
             }
         } catch let error as ReportError {
             throw error

@@ -13,6 +13,8 @@ public enum ReportKind: String, Sendable, CaseIterable {
     case metrics
     /// Not CSV: one self-contained HTML page (`--output FILE.html`).
     case dashboard
+    /// The ledger matched against Apple's stored Summary Sales Reports, per Pacific-time day.
+    case appleParity = "apple-parity"
 
     /// The header row: the contract's columns, in the contract's order. New kinds follow the
     /// same rule: columns are only ever added at the end.
@@ -55,6 +57,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .revenue: RevenueReport.columns
         case .metrics: MetricsReport.columns
         case .dashboard: []
+        case .appleParity: ParityRow.columns
         case .shared:
             ["original_transaction_id", "users", "user_id", "receipt_id", "receipt_imported_at", "product_id", "status",
              "entitled", "expires_at", "expires_date_ms", "ownership_type", "first_seen_at", "last_verified_at"]
@@ -76,6 +79,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .revenue: "billed, refunded and net per month (--by) and product, per currency"
         case .metrics: "paid subscriptions, trials, MRR and churn at each month's end"
         case .dashboard: "one HTML page of the figures over time (--output FILE.html)"
+        case .appleParity: "the ledger matched against Apple's sales reports, per Pacific day"
         }
     }
 

@@ -15,6 +15,13 @@ public struct ReportOptions: Sendable, Equatable {
     public var nowMs: Int64
     /// `revenue`, `metrics` and `dashboard`: the money reports' window, granularity and environment.
     public var money: MoneyReportOptions?
+    /// `apple-parity`: Pacific-time days `[since, until)` (nil: every day with a stored Apple
+    /// report) and how many days apart a difference may cancel (the day boundary).
+    public var paritySince: CalendarDay?
+    public var parityUntil: CalendarDay?
+    public var toleranceDays: Int = ReportOptions.defaultToleranceDays
+
+    public static let defaultToleranceDays = 1
 
     /// `expiring`'s default look-ahead: a week, the usual lead time for a "your subscription
     /// ends soon" message or a revenue forecast.
@@ -36,8 +43,16 @@ public struct ReportOptions: Sendable, Equatable {
     /// Throws ``ReportError/invalidOption(_:)`` with a sentence naming the flag and what it accepts.
     public static func parse(
         kind: ReportKind, runID: Int64?, since: String?, until: String?, within: String?, by: String? = nil,
-        environment: String? = nil, nowMs: Int64
+        environment: String? = nil, toleranceDays: Int? = nil, nowMs: Int64
     ) throws(ReportError) -> ReportOptions {
+        if toleranceDays != nil, kind != .appleParity {
+            throw .invalidOption("--tolerance-days applies only to apple-parity, not to \(kind.rawValue)")
+        }
+        if kind == .appleParity {
+            return try parityOptions(
+                runID: runID, since: since, until: until, within: within, by: by, environment: environment,
+                toleranceDays: toleranceDays, nowMs: nowMs)
+        }
         if by != nil || environment != nil, !kind.takesMoneyOptions {
             throw .invalidOption("--by and --environment apply only to \(kinds(where: \.takesMoneyOptions)), not to \(kind.rawValue)")
         }
@@ -79,6 +94,35 @@ public struct ReportOptions: Sendable, Equatable {
             throw .invalidOption("--until (\(until ?? "")) must be later than --since (\(since ?? ""))")
         }
         if let within { options.withinMs = try duration(within) }
+        return options
+    }
+
+    /// `apple-parity`'s options: dates (Pacific-time days) and the tolerance.
+    private static func parityOptions(
+        runID: Int64?, since: String?, until: String?, within: String?, by: String?, environment: String?,
+        toleranceDays: Int?, nowMs: Int64
+    ) throws(ReportError) -> ReportOptions {
+        if runID != nil || within != nil || by != nil || environment != nil {
+            throw .invalidOption("apple-parity takes --since, --until and --tolerance-days only (it compares Production)")
+        }
+        var options = ReportOptions(nowMs: nowMs)
+        func day(_ text: String, _ flag: String) throws(ReportError) -> CalendarDay {
+            guard let day = CalendarDay(text: text) else {
+                throw .invalidOption("\(flag) must be a date YYYY-MM-DD (a Pacific-time day), not \"\(text.prefix(40))\"")
+            }
+            return day
+        }
+        options.paritySince = try since.map { text throws(ReportError) in try day(text, "--since") }
+        options.parityUntil = try until.map { text throws(ReportError) in try day(text, "--until") }
+        if let start = options.paritySince, let end = options.parityUntil, end <= start {
+            throw .invalidOption("--until (\(end.text)) must be later than --since (\(start.text))")
+        }
+        if let toleranceDays {
+            guard (0...31).contains(toleranceDays) else {
+                throw .invalidOption("--tolerance-days must be a whole number of days from 0 to 31, not \(toleranceDays)")
+            }
+            options.toleranceDays = toleranceDays
+        }
         return options
     }
 

@@ -42,10 +42,17 @@ public protocol SnapshotQuerying {
     /// subscription's periods together, in purchase order (SQLite puts unknown dates first,
     /// PostgreSQL last: `LedgerWalk` orders them), then period key. Each store reads them its
     /// fastest way: the money reports walk millions.
-    func forEachLedgerRow(environment: String, _ body: (String, LedgerEntry) throws -> Void) async throws
+    /// `withParityColumns` also reads each row's storefront and revocation type (`report
+    /// apple-parity`); the money reports, which need neither, do not pay for them.
+    func forEachLedgerRow(
+        environment: String, withParityColumns: Bool, _ body: (String, LedgerEntry) throws -> Void) async throws
 }
 
 extension SnapshotQuerying {
+    func forEachLedgerRow(environment: String, _ body: (String, LedgerEntry) throws -> Void) async throws {
+        try await forEachLedgerRow(environment: environment, withParityColumns: false, body)
+    }
+
     func all<T>(_ sql: String, _ arguments: [SQLArgument] = [], _ transform: (any QueryRow) throws -> T) async throws -> [T] {
         var result: [T] = []
         try await forEachRow(sql, arguments) { result.append(try transform($0)) }

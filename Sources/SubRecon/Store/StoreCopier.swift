@@ -38,6 +38,8 @@ public struct StoreCopier: Sendable {
         Table(name: "subscription_changes", key: ["id"]),
         Table(name: "notifications", key: ["notification_uuid"]),
         Table(name: "ledger_refills", key: ["id"]),
+        Table(name: "apple_report_days", key: ["day"]),
+        Table(name: "apple_report_rows", key: ["day", "line"]),
     ]
 
     /// Tables left out, and why. A table in neither list stops the copy: whoever adds a table

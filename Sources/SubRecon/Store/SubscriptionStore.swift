@@ -51,6 +51,9 @@ public protocol SubscriptionStore: Sendable {
     func startLedgerRefill(nowMs: Int64) async throws(StoreError) -> LedgerRefillStart
     /// Records that the refill under way has reached every receipt.
     func finishLedgerRefill(nowMs: Int64) async throws(StoreError)
+    /// Stores one day of Apple's Summary Sales Report in one transaction, replacing any copy of
+    /// that day stored before (`apple-reports fetch|import`).
+    func storeAppleReport(_ report: AppleReportDay, nowMs: Int64) async throws(StoreError) -> AppleReportStoreResult
     /// Closes connections (PostgreSQL); a no-op on SQLite.
     func close() async
     /// How many receipts the selection holds now.

@@ -12,7 +12,7 @@ enum PostgresSchema {
     static let migrations: [(identifier: String, sql: String)] = [
         ("v1", v1), ("v2-run-lock", v2), ("v3-subscription-changes", v3), ("v4-server-api", v4), ("v5-claims", v5),
         ("v6-api-rate", v6), ("v7-notifications", v7), ("v8-write-costs", v8),
-        ("v9-ledger", v9),
+        ("v9-ledger", v9), ("v10-apple-reports", v10),
     ]
 
     /// Creates or migrates the schema. Several workers starting at once take turns on a
@@ -106,6 +106,9 @@ enum PostgresSchema {
 
     /// The ledger (see `SchemaSQL.v9Ledger`).
     static let v9 = translate(SchemaSQL.v9Ledger)
+
+    /// Apple's sales reports (see `SchemaSQL.v10AppleReports`).
+    static let v10 = translate(SchemaSQL.v10AppleReports)
 
     /// Notifications V2; a change made by a notification has no run but the notification's uuid.
     static let v7 = translate(SchemaSQL.v7Notifications) + """

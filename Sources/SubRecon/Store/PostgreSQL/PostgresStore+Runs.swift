@@ -152,30 +152,38 @@ extension PostgresSnapshot {
     /// of `renewals_ledger` returns them, already in order (an ORDER BY inside each array_agg sorted
     /// thirteen times per subscription: 4 s of the server's CPU). Unknown purchase dates come last
     /// here (PostgreSQL's order); `LedgerWalk` puts them first, as SQLite returns them.
-    static let ledgerBySubscription: String = {
-        let columns = [
-            "period_key", "product_id", "purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "is_upgraded",
-            "price_milliunits", "currency", "offer_discount_type", "transaction_reason", "ownership_type",
-            "refund_milliunits",
-        ]
-        return """
+    static let ledgerBySubscription = ledgerBySubscription(ledgerColumns)
+    /// With the storefront and revocation type (`report apple-parity`).
+    static let ledgerBySubscriptionWithParityColumns = ledgerBySubscription(
+        ledgerColumns + ["storefront", "revocation_type"])
+
+    static let ledgerColumns = [
+        "period_key", "product_id", "purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "is_upgraded",
+        "price_milliunits", "currency", "offer_discount_type", "transaction_reason", "ownership_type",
+        "refund_milliunits",
+    ]
+
+    private static func ledgerBySubscription(_ columns: [String]) -> String {
+        """
             SELECT original_transaction_id, \(columns.map { "array_agg(\($0))" }.joined(separator: ", "))
             FROM (SELECT original_transaction_id, \(columns.joined(separator: ", ")) FROM renewals
                   WHERE environment = 'ENVIRONMENT' OR (environment IS NULL AND 'ENVIRONMENT' = 'Production')
                   ORDER BY original_transaction_id, purchase_date_ms, period_key) AS ordered
             GROUP BY original_transaction_id ORDER BY original_transaction_id
             """
-    }()
+    }
 
     /// Subscriptions a FETCH reads: the server streams faster than the reports sum, and
     /// without a cursor the rows waiting in the client grew to 300 MB.
     static let ledgerFetchSize = 1_000
 
-    /// Which of the 13 columns are BIGINT (the others TEXT), in `ledgerBySubscription`'s order.
-    /// (No environment column: the query selects one; its rows get that name.)
+    /// Which of the 13 columns are BIGINT (the others TEXT), in `ledgerBySubscription`'s order; the
+    /// parity columns (TEXT) follow. (No environment column: the query selects one; its rows get that name.)
     static let ledgerIntegerColumns = [false, false, false, true, true, true, true, true, false, false, false, false, true]
 
-    func forEachLedgerRow(environment: String, _ body: (String, LedgerEntry) throws -> Void) async throws {
+    func forEachLedgerRow(
+        environment: String, withParityColumns: Bool, _ body: (String, LedgerEntry) throws -> Void
+    ) async throws {
         // A cursor (inside the snapshot's transaction) holds the client to a page of rows. DECLARE
         // takes no parameters: the environment is one of two names, checked, spelled in.
         guard MoneyReportOptions.environments.contains(environment) else {
@@ -183,7 +191,8 @@ extension PostgresSnapshot {
         }
         try await connection.run(
             "DECLARE ledger_walk NO SCROLL CURSOR FOR "
-                + Self.ledgerBySubscription.replacingOccurrences(of: "ENVIRONMENT", with: environment))
+                + (withParityColumns ? Self.ledgerBySubscriptionWithParityColumns : Self.ledgerBySubscription)
+                .replacingOccurrences(of: "ENVIRONMENT", with: environment))
         // The next page is fetched while this one is summed: the server and the reports overlap,
         // as they did without a cursor, with two pages at most in memory.
         let connection = connection
@@ -201,7 +210,8 @@ extension PostgresSnapshot {
             let more = rows.count == Self.ledgerFetchSize
             async let next = more ? page() : []
             for row in rows {
-                try Self.readSubscription(row, environment: environment, checkTypes: !checked, body)
+                try Self.readSubscription(
+                    row, environment: environment, withParityColumns: withParityColumns, checkTypes: !checked, body)
                 checked = true
             }
             rows = try await next
@@ -212,14 +222,16 @@ extension PostgresSnapshot {
 
     /// One subscription's row: its id, then its periods' columns as arrays of one length.
     private static func readSubscription(
-        _ row: PostgresRow, environment: String, checkTypes: Bool, _ body: (String, LedgerEntry) throws -> Void
+        _ row: PostgresRow, environment: String, withParityColumns: Bool, checkTypes: Bool,
+        _ body: (String, LedgerEntry) throws -> Void
     ) throws {
+        let columnCount = withParityColumns ? 15 : 13
         var cells: [ByteBuffer?] = []
-        cells.reserveCapacity(13)
+        cells.reserveCapacity(columnCount)
         for cell in row {
             if checkTypes {
-                let expected: PostgresDataType =
-                    cells.isEmpty ? .text : (ledgerIntegerColumns[cells.count] ? .int8Array : .textArray)
+                let isInteger = cells.count < ledgerIntegerColumns.count && ledgerIntegerColumns[cells.count]
+                let expected: PostgresDataType = cells.isEmpty ? .text : (isInteger ? .int8Array : .textArray)
                 guard cell.format == .binary, cell.dataType == expected else {
                     throw StoreError.failed(
                         operation: "reading the ledger", reason: "column \(cell.columnName) is \(cell.dataType) in \(cell.format)")
@@ -227,11 +239,11 @@ extension PostgresSnapshot {
             }
             cells.append(cell.bytes)
         }
-        guard cells.count == 13, let otidBytes = cells[0] else {
+        guard cells.count == columnCount, let otidBytes = cells[0] else {
             throw StoreError.failed(operation: "reading the ledger", reason: "a subscription row is incomplete")
         }
         let otid = String(buffer: otidBytes)
-        var arrays = try (1..<13).map { column in try PostgresBinaryArray(cells[column]) }
+        var arrays = try (1..<columnCount).map { column in try PostgresBinaryArray(cells[column]) }
         let count = arrays[0].count
         guard arrays.allSatisfy({ $0.count == count }) else {
             throw StoreError.failed(operation: "reading the ledger", reason: "the arrays of \(otid) differ in length")
@@ -262,7 +274,9 @@ extension PostgresSnapshot {
                     cancellationDateMs: cancelled, isUpgraded: (upgraded ?? 0) != 0, priceMilliunits: price,
                     currency: arrays[7].nextText(), offerDiscountType: arrays[8].nextText(),
                     transactionReason: arrays[9].nextText(), ownershipType: arrays[10].nextText(),
-                    environment: environment, refundMilliunits: try arrays[11].nextInteger()))
+                    environment: environment, refundMilliunits: try arrays[11].nextInteger(),
+                    storefront: withParityColumns ? arrays[12].nextText() : nil,
+                    revocationType: withParityColumns ? arrays[13].nextText() : nil))
         }
     }
 }

@@ -47,11 +47,14 @@ struct SQLiteSnapshot: SnapshotQuerying {
 }
 
 extension SQLiteSnapshot {
-    func forEachLedgerRow(environment: String, _ body: (String, LedgerEntry) throws -> Void) async throws {
+    func forEachLedgerRow(
+        environment: String, withParityColumns: Bool, _ body: (String, LedgerEntry) throws -> Void
+    ) async throws {
         try withoutActuallyEscaping(body) { body in
             let handler = UncheckedLedgerHandler(body: body)
             try reader.read { db in
-                let row = try DirectStatement(db, sql: SchemaSQL.ledgerWalk)
+                let row = try DirectStatement(
+                    db, sql: withParityColumns ? SchemaSQL.ledgerWalkWithParityColumns : SchemaSQL.ledgerWalk)
                 defer { row.reset() }
                 try row.bind(values: [.text(environment)])
                 while try row.step() {
@@ -63,7 +66,9 @@ extension SQLiteSnapshot {
                             priceMilliunits: row.optionalInt64(7), currency: row.optionalText(8),
                             offerDiscountType: row.optionalText(9), transactionReason: row.optionalText(10),
                             ownershipType: row.optionalText(11), environment: row.optionalText(12),
-                            refundMilliunits: row.optionalInt64(13)))
+                            refundMilliunits: row.optionalInt64(13),
+                            storefront: withParityColumns ? row.optionalText(14) : nil,
+                            revocationType: withParityColumns ? row.optionalText(15) : nil))
                 }
             }
         }

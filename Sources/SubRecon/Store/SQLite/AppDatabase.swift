@@ -156,6 +156,9 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v9-ledger") { db in
             try db.execute(sql: SchemaSQL.v9Ledger)
         }
+        migrator.registerMigration("v10-apple-reports") { db in
+            try db.execute(sql: SchemaSQL.v10AppleReports)
+        }
         return migrator
     }
 }

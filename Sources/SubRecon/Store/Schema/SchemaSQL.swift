@@ -240,6 +240,68 @@ enum SchemaSQL {
         )
         """
 
+    /// Apple's own record (`apple-reports fetch|import`): one row per Pacific-time day whose Summary
+    /// Sales Report is stored, and that report's rows as Apple wrote them (money in signed
+    /// milliunits: refunds are negative). A day is replaced whole when Apple reissues it. The
+    /// parity report needs the ledger's storefront and revocation type too: `renewals_ledger` is
+    /// rebuilt with them, so its walk stays index-only.
+    static let v10AppleReports = """
+        CREATE TABLE apple_report_days (
+            day TEXT PRIMARY KEY CHECK (length(day) = 10),
+            vendor_number TEXT NOT NULL,
+            source TEXT NOT NULL CHECK (source IN ('fetch', 'import')),
+            file_name TEXT,
+            report_version TEXT,
+            sha256 TEXT NOT NULL CHECK (length(sha256) = 64),
+            row_count INTEGER NOT NULL CHECK (row_count >= 0),
+            no_sales INTEGER NOT NULL DEFAULT 0 CHECK (no_sales IN (0, 1)),
+            stored_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE apple_report_rows (
+            day TEXT NOT NULL REFERENCES apple_report_days(day),
+            line INTEGER NOT NULL,
+            product_id TEXT NOT NULL,
+            product_type TEXT NOT NULL,
+            units INTEGER NOT NULL,
+            customer_price_milliunits INTEGER NOT NULL,
+            currency TEXT NOT NULL,
+            country TEXT NOT NULL,
+            subscription TEXT,
+            period TEXT,
+            proceeds_milliunits INTEGER,
+            order_type TEXT,
+            PRIMARY KEY (day, line)
+        ) WITHOUT ROWID;
+        DROP INDEX renewals_ledger;
+        CREATE INDEX renewals_ledger ON renewals(original_transaction_id, purchase_date_ms, period_key, environment,
+            product_id, expires_date_ms, cancellation_date_ms, is_upgraded, price_milliunits, currency,
+            offer_discount_type, transaction_reason, ownership_type, refund_milliunits, storefront, revocation_type)
+        """
+
+    /// A day of Apple's report goes whole: its rows, then the day (the rows refer to it).
+    static let appleReportRowsDelete = "DELETE FROM apple_report_rows WHERE day = ?"
+    static let appleReportDayDelete = "DELETE FROM apple_report_days WHERE day = ?"
+    static let appleReportDayInsert = """
+        INSERT INTO apple_report_days (day, vendor_number, source, file_name, report_version, sha256, row_count, no_sales,
+            stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    static let appleReportRowColumns = [
+        "day", "line", "product_id", "product_type", "units", "customer_price_milliunits", "currency", "country",
+        "subscription", "period", "proceeds_milliunits", "order_type",
+    ]
+    /// What was stored for a day before (its digest tells a reissue from the same file again).
+    static let appleReportDaySHA = "SELECT sha256 FROM apple_report_days WHERE day = ?"
+    /// The stored days in `[since, until)` (text dates compare as dates).
+    static let appleReportDays = """
+        SELECT day, source, sha256, row_count, no_sales, stored_at FROM apple_report_days
+        WHERE day >= ? AND day < ? ORDER BY day
+        """
+    /// The stored report rows of `[since, until)`, by day and Apple's line order.
+    static let appleReportRows = """
+        SELECT day, product_id, product_type, units, customer_price_milliunits, currency, country FROM apple_report_rows
+        WHERE day >= ? AND day < ? ORDER BY day, line
+        """
+
     /// `run --refill-ledger`, started: every receipt reads its whole history again (its stored
     /// revision forgotten) and is due now; one row records that a refill is under way, so a run
     /// killed half-way resumes with the receipts it had not reached instead of starting over.
@@ -309,6 +371,9 @@ enum SchemaSQL {
         FROM renewals WHERE COALESCE(environment, 'Production') = ?
         ORDER BY original_transaction_id, purchase_date_ms NULLS FIRST, period_key
         """
+    /// `ledgerWalk` with the storefront and revocation type (`report apple-parity`).
+    static let ledgerWalkWithParityColumns = ledgerWalk.replacingOccurrences(
+        of: "environment, refund_milliunits\n", with: "environment, refund_milliunits, storefront, revocation_type\n")
 
     /// A period is stored once, whoever saw it first.
     static let renewalInsertOnce = "ON CONFLICT (user_id, period_key) DO NOTHING"

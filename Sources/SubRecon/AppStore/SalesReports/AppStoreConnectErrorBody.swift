@@ -1,0 +1,46 @@
+import Foundation
+
+/// App Store Connect's JSON error document (`{"errors":[{"status","code","title","detail","source"}]}`),
+/// read leniently: a body that is not one (an HTML page from a proxy) gives no errors.
+struct AppStoreConnectErrorBody: Decodable, Sendable {
+    struct Entry: Decodable, Sendable {
+        struct Source: Decodable, Sendable {
+            var parameter: String?
+        }
+        var status: String?
+        var code: String?
+        var title: String?
+        var detail: String?
+        var source: Source?
+    }
+
+    var errors: [Entry]
+
+    static func parse(_ body: [UInt8]) -> [Entry] {
+        (try? JSONDecoder().decode(AppStoreConnectErrorBody.self, from: Data(body)))?.errors ?? []
+    }
+
+    /// The version Apple names in "… The latest version for this report is 1_1." (a 400 about
+    /// `filter[version]`), nil when the answer is about something else.
+    static func latestVersion(in entries: [Entry]) -> String? {
+        for entry in entries where entry.source?.parameter == "filter[version]" {
+            guard let detail = entry.detail, let range = detail.range(of: "latest version for this report is ") else { continue }
+            let version = detail[range.upperBound...].prefix { $0.isNumber || $0 == "_" }
+            if !version.isEmpty { return String(version) }
+        }
+        return nil
+    }
+
+    /// Apple's own words for an operator (title and detail of the first error), cut short and
+    /// stripped of control characters: it is text from the network.
+    static func summary(of entries: [Entry]) -> String {
+        guard let first = entries.first else { return "no error details" }
+        let text = [first.code, first.title, first.detail].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+        let clean = String(text.unicodeScalars.filter { !$0.properties.generalCategory.isControl }.prefix(300).map(Character.init))
+        return clean.isEmpty ? "no error details" : clean
+    }
+}
+
+extension Unicode.GeneralCategory {
+    fileprivate var isControl: Bool { self == .control || self == .format }
+}

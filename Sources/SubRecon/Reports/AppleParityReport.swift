@@ -1,0 +1,76 @@
+/// `report apple-parity`: the ledger matched against Apple's stored Summary Sales Reports, from one
+/// read snapshot. Only days with a stored Apple report are compared.
+enum AppleParityReport {
+    static func outcome(_ db: any SnapshotQuerying, options: ReportOptions) async throws -> AppleParityOutcome {
+        let pacific = try PacificTime()
+        let stored = try await AppleReportDays.read(db, since: options.paritySince, until: options.parityUntil)
+        let compared = Set(stored.map(\.day))
+        var apple = ParityTally()
+        try await db.forEachRow(
+            SchemaSQL.appleReportRows,
+            [.text(options.paritySince?.text ?? "0000-00-00"), .text(options.parityUntil?.text ?? "9999-99-99")]
+        ) { row in
+            let text = try row.requiredText("day")
+            guard let day = CalendarDay(text: text) else {
+                throw StoreError.failed(operation: "reading Apple's report rows", reason: "day \(text) is not a date")
+            }
+            apple.add(
+                SalesReportRow(
+                    line: 0, sku: try row.requiredText("product_id"), productTypeIdentifier: try row.requiredText("product_type"),
+                    units: try row.requiredInteger("units"),
+                    customerPriceMilliunits: try row.requiredInteger("customer_price_milliunits"),
+                    customerCurrency: try row.requiredText("currency"), countryCode: try row.requiredText("country")),
+                on: day)
+        }
+        var ledger = ParityTally()
+        if !compared.isEmpty {
+            try await db.forEachLedgerRow(environment: "Production", withParityColumns: true) { _, entry in
+                ledger.add(entry, pacificTime: pacific, days: compared)
+            }
+        }
+        let rows = ParityMatcher.match(
+            apple: apple.counts, ledger: ledger.counts, comparedDays: compared, toleranceDays: options.toleranceDays)
+        var missing: [CalendarDay] = []
+        if let since = options.paritySince, let until = options.parityUntil {
+            missing = stride(from: since.ordinal, to: until.ordinal, by: 1).map(CalendarDay.init(ordinal:))
+                .filter { !compared.contains($0) }
+        }
+        return AppleParityOutcome(
+            rows: rows, summary: ParitySummary(rows: rows, comparedDays: compared), daysWithoutReport: missing)
+    }
+}
+
+/// What `report apple-parity` found: its rows (the CSV), the summary (stderr) and the exit status.
+public struct AppleParityOutcome: Sendable {
+    public var rows: [ParityRow]
+    public var summary: ParitySummary
+    /// Days of the window with no Apple report stored (not compared).
+    public var daysWithoutReport: [CalendarDay]
+
+    /// Exit 0 when every row is `match` or `shifted`, 1 otherwise.
+    public var allExplained: Bool { summary.allExplained }
+
+    /// The summary on stderr: days compared, billed periods matched, lost orders found.
+    public var summaryLines: [String] {
+        var lines: [String] = []
+        if let first = summary.firstDay, let last = summary.lastDay {
+            lines.append("apple-parity: \(summary.daysCompared) days compared (\(first.text) to \(last.text), Pacific time)")
+        } else {
+            lines.append("apple-parity: no day compared: no Apple report is stored for the window (subrecon apple-reports fetch)")
+        }
+        if !daysWithoutReport.isEmpty {
+            let shown = daysWithoutReport.prefix(5).map(\.text).joined(separator: ", ")
+            lines.append(
+                "  \(daysWithoutReport.count) day(s) of the window have no Apple report stored and were not compared: "
+                    + shown + (daysWithoutReport.count > 5 ? ", …" : ""))
+        }
+        lines.append("  billed periods matched: \(summary.billedPeriodsMatched)")
+        lines.append(
+            "  lost orders found: \(summary.lostOrders)"
+                + (summary.lostOrders > 0 ? " (Apple billed them, the ledger never recorded them: rows missing_in_ledger)" : ""))
+        if summary.rowsNotMatched > 0 {
+            lines.append("  rows neither match nor shifted: \(summary.rowsNotMatched)")
+        }
+        return lines
+    }
+}

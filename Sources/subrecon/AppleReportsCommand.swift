@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `subrecon apple-reports fetch|import`: Apple's own record of what it billed (the daily Summary
+/// Sales Report), stored beside the ledger for `subrecon report apple-parity`.
+struct AppleReportsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apple-reports",
+        abstract: "Store Apple's daily Sales and Trends reports: download them, or import files downloaded by hand.",
+        subcommands: [AppleReportsFetchCommand.self, AppleReportsImportCommand.self])
+}

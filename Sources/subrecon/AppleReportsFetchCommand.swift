@@ -1,0 +1,107 @@
+import AppleSignedData
+import ArgumentParser
+import SubRecon
+import SubReconHTTP
+
+/// `subrecon apple-reports fetch [--since D] [--until D]`
+struct AppleReportsFetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Download Apple's daily Summary Sales Reports (Pacific-time days) and store them.",
+        discussion: """
+            Asks App Store Connect (GET /v1/salesReports, SALES/SUMMARY/DAILY) for each Pacific-time day \
+            of the window, one request at a time, and stores each day's rows in one transaction, replacing \
+            an earlier copy (Apple reissues reports). Default window: the last 7 complete days, which cron \
+            fetches again every morning after Apple publishes (~08:00 Pacific). A day stored at least 7 days \
+            after it ended is kept and not asked for again (--refetch asks anyway), so a long window \
+            interrupted half-way resumes where it stopped. A day Apple has not published yet is reported \
+            and skipped.
+
+            Needs a team App Store Connect API key with the Sales, Finance or Admin role: \
+            SUBRECON_ASC_KEY_FILE, SUBRECON_ASC_KEY_ID, SUBRECON_ASC_ISSUER_ID, SUBRECON_VENDOR_NUMBER.
+
+            Exit codes: 0 every day answered (stored, no sales, or not published yet); 1 a day's answer \
+            was unusable or Apple's limit stopped the fetch (the next run fetches what is missing); \
+            2 configuration (including Apple's 401 and 403); 74 the database failed.
+
+            Examples:
+              subrecon apple-reports fetch
+              subrecon apple-reports fetch --since 2026-08-01 --until 2026-11-01
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "First Pacific-time day, YYYY-MM-DD, inclusive (default: 7 days before --until).")
+    var since: String?
+
+    @Option(help: "Last Pacific-time day, exclusive (default: today in Pacific time).")
+    var until: String?
+
+    @Flag(help: "Ask for every day of the window, also those stored as final.")
+    var refetch = false
+
+    @Option(help: "The team App Store Connect API key (.p8) (SUBRECON_ASC_KEY_FILE).")
+    var ascKeyFile: String?
+
+    @Option(help: "That key's ID (SUBRECON_ASC_KEY_ID).")
+    var ascKeyID: String?
+
+    @Option(help: "The issuer ID (SUBRECON_ASC_ISSUER_ID).")
+    var ascIssuerID: String?
+
+    @Option(help: "The vendor number the reports belong to (SUBRECON_VENDOR_NUMBER).")
+    var vendorNumber: String?
+
+    @Option(help: "App Store Connect API base URL (SUBRECON_ASC_URL; default https://api.appstoreconnect.apple.com).")
+    var ascURL: String?
+
+    func run() async throws {
+        let logger = global.makeLogger()
+        let window: AppleReportWindow
+        let settings: AppStoreConnectSettings
+        var warnings: [String] = []
+        do {
+            window = try AppleReportWindow.parse(since: since, until: until, nowMs: ReconciliationJob.wallClockMs())
+            settings = try AppStoreConnectSettings.resolve(
+                environment: global.environment,
+                flags: .init(keyFile: ascKeyFile, keyID: ascKeyID, issuerID: ascIssuerID, vendorNumber: vendorNumber, url: ascURL),
+                warnings: &warnings)
+        } catch let error as AppleReportWindowError {
+            Console.error(error.description)
+            throw ExitCode(2)
+        } catch let error as ConfigurationError {
+            Console.error(error.description)
+            throw ExitCode(2)
+        }
+        for warning in warnings { Console.error("warning: " + warning) }
+        let store = try await global.openStore(logger: logger)
+        let transport = CurlTransport(maxConnections: 1)
+        defer { transport.shutdown() }
+        let client = SalesReportClient(
+            baseURL: settings.baseURL, vendorNumber: settings.vendorNumber,
+            tokens: BearerTokenProvider(teamKey: settings.key, clock: { ReconciliationJob.wallClockMs() }),
+            transport: transport, logger: logger)
+        let fetcher = AppleReportFetcher(
+            store: store, client: client, vendorNumber: settings.vendorNumber, clock: { ReconciliationJob.wallClockMs() },
+            logger: logger)
+        let outcome: AppleReportFetcher.Outcome
+        do {
+            outcome = try await fetcher.fetch(window, refetch: refetch) { day, result in
+                Console.out("\(day.text)  \(AppleReportLines.text(result))\n")
+            }
+        } catch let error as SalesReportFetchError {
+            Console.error(error.description)
+            throw ExitCode(error.isConfigurationError ? 2 : 1)
+        } catch let error as StoreError {
+            Console.error(error.description)
+            throw ExitCode(error.isConfiguration ? 2 : 74)
+        } catch {
+            Console.error("\(error)")
+            throw ExitCode(2)
+        }
+        await store.close()
+        Console.out(AppleReportLines.summary(outcome, window: window) + "\n")
+        if let stopped = outcome.stoppedBy { Console.error(stopped.description) }
+        if !outcome.allAnswered { throw ExitCode(1) }
+    }
+}
