@@ -16,6 +16,9 @@ import Synchronization
 /// log, and serves that log as Get Notification History (`POST /inApps/v1/notifications/history`,
 /// the sandbox under `/sandbox`). Delivering them anywhere is the caller's: it has the bodies.
 ///
+/// It serves App Store Connect's Sales and Trends download too (`GET /v1/salesReports`): the
+/// daily Summary Sales Report of its registered accounts, gzipped (see `SalesReportResponder`).
+///
 /// verifyReceipt is stateless with respect to receipts: each receipt carries its own account
 /// (see `SimulatedReceipt`). The Server API is asked by transaction id, so it answers only for
 /// accounts it was told about (`register`, `POST /simulator/accounts`, or a verifyReceipt call).
@@ -48,10 +51,12 @@ public final class AppStoreSimulator: Sendable {
     private let authority: LazySigningAuthority
     private let notificationLog = SimulatedNotificationLog()
     private let notificationEmitter: NotificationEmitter
+    private let salesReportFaults: SalesReportFaultQueue
 
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
         authority = LazySigningAuthority(clock: options.clock)
+        salesReportFaults = SalesReportFaultQueue(options.salesReports.faults)
         notificationEmitter = NotificationEmitter(
             authority: authority, bundleID: options.bundleID, appAppleID: options.appAppleID, log: notificationLog)
     }
@@ -125,7 +130,9 @@ public final class AppStoreSimulator: Sendable {
             latency: options.latency,
             requestTimeout: options.requestTimeout,
             faults: faults,
-            statistics: recorder)
+            statistics: recorder,
+            salesReports: SalesReportResponder(
+                options: options.salesReports, registry: accounts, faults: salesReportFaults, statistics: recorder))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, options.eventLoopThreads))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
@@ -200,6 +207,19 @@ public final class AppStoreSimulator: Sendable {
 
     /// Base URL of the sandbox App Store Server API (`SUBRECON_API_SANDBOX_URL`): `http://127.0.0.1:PORT/sandbox`.
     public var serverAPISandboxBaseURL: String { baseURL + ServerAPIRoute.sandboxPrefix }
+
+    /// Base URL of the App Store Connect API (`SUBRECON_ASC_URL`): `http://127.0.0.1:PORT`, so the
+    /// Sales and Trends download is `{base}/v1/salesReports?filter[...]`.
+    public var appStoreConnectBaseURL: String { baseURL }
+
+    /// `http://127.0.0.1:PORT/v1/salesReports` (add the `filter[...]` query).
+    public var salesReportsURL: String { baseURL + SalesReportResponder.path }
+
+    /// Queues `faults` for `GET /v1/salesReports` after any still waiting (from
+    /// `SalesReportOptions.faults` or an earlier call): each is answered once, in order.
+    public func queueSalesReportFaults(_ faults: [SalesReportFault]) {
+        salesReportFaults.append(faults)
+    }
 
     /// The admin endpoint `http://127.0.0.1:PORT/simulator/accounts` (POST receipt data, one per line).
     public var accountsURL: String { baseURL + SimulatorRequestRouter.accountsPath }

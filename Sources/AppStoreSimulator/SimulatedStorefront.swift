@@ -17,6 +17,25 @@ public enum SimulatedStorefront: String, Codable, Sendable, Hashable, CaseIterab
         }
     }
 
+    /// The ISO 3166-1 alpha-2 code of the storefront's country (Sales and Trends reports' Country Code).
+    public var alpha2: String {
+        switch self {
+        case .usa: "US"
+        case .deu: "DE"
+        case .fra: "FR"
+        case .gbr: "GB"
+        case .jpn: "JP"
+        }
+    }
+
+    /// Decimal places of `currency` (ISO 4217 minor units): how reports write its amounts.
+    public var currencyMinorDigits: Int {
+        switch self {
+        case .jpn: 0
+        case .usa, .deu, .fra, .gbr: 2
+        }
+    }
+
     /// Apple's numeric storefront id (`storefrontId`).
     public var storefrontID: String {
         switch self {

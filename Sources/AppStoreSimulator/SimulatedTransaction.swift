@@ -38,6 +38,14 @@ struct SimulatedTransaction: Sendable, Hashable {
         self.refundReversedMs = nil
     }
 
+    /// The signed transaction's `revocationType`: nil when nothing was revoked or an upgrade
+    /// revoked it (Apple gives an upgrade's revocation no type: no refund), `REFUND_PRORATED`
+    /// when only `refundPercentage` was given back, else `REFUND_FULL`.
+    var revocationType: String? {
+        guard cancellationMs != nil, !isUpgraded else { return nil }
+        return refundPercentage == nil ? "REFUND_FULL" : "REFUND_PRORATED"
+    }
+
     /// When the transaction last changed: its purchase, or the refund, upgrade or reversal since.
     var modifiedMs: Int64 { cancellationMs ?? refundReversedMs ?? purchaseMs }
 }

@@ -48,6 +48,11 @@ public struct SimulatorOptions: Sendable {
     /// entry per distinct account: turn it off for verifyReceipt-only runs at very large scale.
     public var registersVerifiedReceipts: Bool
 
+    // MARK: App Store Connect API
+
+    /// `GET /v1/salesReports`: vendor number, team key, accepted version, hourly limit, faults.
+    public var salesReports: SalesReportOptions
+
     public init(
         sharedSecret: String? = nil,
         latency: Duration = .zero,
@@ -60,7 +65,8 @@ public struct SimulatorOptions: Sendable {
         historyPageSize: Int = 20,
         apiRateLimit: Double? = nil,
         registersVerifiedReceipts: Bool = true,
-        notificationHistoryPageSize: Int = 20
+        notificationHistoryPageSize: Int = 20,
+        salesReports: SalesReportOptions = SalesReportOptions()
     ) {
         self.sharedSecret = sharedSecret
         self.latency = latency
@@ -74,6 +80,7 @@ public struct SimulatorOptions: Sendable {
         self.apiRateLimit = apiRateLimit
         self.registersVerifiedReceipts = registersVerifiedReceipts
         self.notificationHistoryPageSize = notificationHistoryPageSize
+        self.salesReports = salesReports
     }
 
     /// The simulated app's App Store id (also `receipt.adam_id` of production receipts).

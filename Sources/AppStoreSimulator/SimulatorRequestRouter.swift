@@ -20,9 +20,10 @@ struct SimulatorRequest: Sendable {
 }
 
 /// Decides each request's answer and when it leaves: routing, Apple's method rule, latency,
-/// fault injection and the request timeout around `VerifyReceiptResponder` (verifyReceipt) and
-/// `ServerAPIResponder` (App Store Server API, `/inApps/...` and `/sandbox/inApps/...`), plus the
-/// admin endpoint `POST /simulator/accounts`. No I/O and no waiting here;
+/// fault injection and the request timeout around `VerifyReceiptResponder` (verifyReceipt),
+/// `ServerAPIResponder` (App Store Server API, `/inApps/...` and `/sandbox/inApps/...`) and
+/// `SalesReportResponder` (App Store Connect's `GET /v1/salesReports`), plus the admin endpoint
+/// `POST /simulator/accounts`. No I/O and no waiting here;
 /// `SimulatorChannelHandler` carries the `SimulatorReply` out on the connection.
 struct SimulatorRequestRouter: Sendable {
     let responder: VerifyReceiptResponder
@@ -35,6 +36,7 @@ struct SimulatorRequestRouter: Sendable {
     let requestTimeout: Duration
     let faults: FaultInjector
     let statistics: StatisticsRecorder
+    let salesReports: SalesReportResponder
 
     /// The admin endpoint registering accounts for the Server API (see `registerAccounts`).
     static let accountsPath = "/simulator/accounts"
@@ -42,6 +44,9 @@ struct SimulatorRequestRouter: Sendable {
     func reply(to request: SimulatorRequest) -> SimulatorReply {
         if ServerAPIRoute.isServerAPIPath(request.path) {
             return serverAPIReply(to: request)
+        }
+        if request.path == SalesReportResponder.path {
+            return after(latency, .answer(salesReports.respond(to: request, nowMs: clock())))
         }
         if request.path == Self.accountsPath {
             statistics.recordOtherRequest()

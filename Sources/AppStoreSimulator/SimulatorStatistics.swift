@@ -10,7 +10,8 @@ public struct SimulatorStatistics: Sendable, Hashable {
     /// Answers per HTTP status code (404 for unknown paths, 503/429 from faults, …; 0 counts
     /// connections dropped by a `connectionReset` fault).
     public var answersByHTTPStatus: [Int: Int] = [:]
-    /// Injected faults per `FaultStep.name`.
+    /// Injected faults per `FaultStep.name` (and sales report faults per `SalesReportFault` name,
+    /// e.g. `salesReportServerError`).
     public var faultsInjected: [String: Int] = [:]
     /// Requests to a path other than the served endpoints.
     public var unknownPathRequests: Int = 0
@@ -25,6 +26,13 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var serverAPIUnauthorized: Int = 0
     /// Accounts registered through `POST /simulator/accounts`.
     public var accountsRegisteredByPOST: Int = 0
+    /// `GET /v1/salesReports` requests (any outcome).
+    public var salesReportRequests: Int = 0
+    /// Sales report requests per `filter[reportDate]` as sent (requests without one are not
+    /// counted here), so a test can tell which days a client asked for, and how often.
+    public var salesReportRequestsByDate: [String: Int] = [:]
+    /// Sales report requests refused with 401 by the team key's bearer check.
+    public var salesReportUnauthorized: Int = 0
 
     public init() {}
 

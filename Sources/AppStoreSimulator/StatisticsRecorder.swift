@@ -32,6 +32,18 @@ final class StatisticsRecorder: Sendable {
         counters.withLock { $0.totalRequests += 1 }
     }
 
+    func recordSalesReportRequest(reportDate: String?) {
+        counters.withLock {
+            $0.totalRequests += 1
+            $0.salesReportRequests += 1
+            if let reportDate { $0.salesReportRequestsByDate[reportDate, default: 0] += 1 }
+        }
+    }
+
+    func recordSalesReportUnauthorized() {
+        counters.withLock { $0.salesReportUnauthorized += 1 }
+    }
+
     func recordRateLimited() {
         counters.withLock { $0.serverAPIRateLimited += 1 }
     }
@@ -54,7 +66,11 @@ final class StatisticsRecorder: Sendable {
     }
 
     func recordFault(_ step: FaultStep) {
-        counters.withLock { $0.faultsInjected[step.name, default: 0] += 1 }
+        recordFault(named: step.name)
+    }
+
+    func recordFault(named name: String) {
+        counters.withLock { $0.faultsInjected[name, default: 0] += 1 }
     }
 
     func snapshot() -> SimulatorStatistics {

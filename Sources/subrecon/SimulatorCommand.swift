@@ -20,7 +20,10 @@ struct SimulatorCommand: AsyncParsableCommand {
             receipts it wrote, receipts verified through verifyReceipt, or receipt data POSTed to \
             /simulator/accounts (one per line). --write-notifications writes the signed \
             notifications (V2) of the sample receipts' accounts as JSON Lines for \
-            'subrecon notifications import'; POST /inApps/v1/notifications/history serves them.
+            'subrecon notifications import'; POST /inApps/v1/notifications/history serves them. \
+            GET /v1/salesReports serves App Store Connect's daily Summary Sales Report (gzip) of \
+            the accounts it knows, for --vendor-number; with --asc-key-file only JWTs signed by \
+            that team key are accepted.
 
             Example:
               subrecon simulator --port 8080 --latency-ms 100 --write-root-ca /tmp/sim-root.pem &
@@ -29,6 +32,8 @@ struct SimulatorCommand: AsyncParsableCommand {
               SUBRECON_APPLE_API=server-api SUBRECON_API_URL=http://127.0.0.1:8080 \\
               SUBRECON_API_SANDBOX_URL=http://127.0.0.1:8080/sandbox \\
               SUBRECON_APPLE_ROOT_CA_FILE=/tmp/sim-root.pem ... subrecon run
+              SUBRECON_ASC_URL=http://127.0.0.1:8080 SUBRECON_VENDOR_NUMBER=80012345 ... \
+              subrecon apple-reports fetch
             """)
 
     @Option(help: "Port on 127.0.0.1 (0: a free one, printed on start).")
@@ -52,6 +57,12 @@ struct SimulatorCommand: AsyncParsableCommand {
     @Option(help: "An In-App Purchase key (.p8): the Server API then accepts only JWTs signed by it (401 otherwise).")
     var apiKeyFile: String?
 
+    @Option(help: "A team App Store Connect API key (.p8): /v1/salesReports then accepts only JWTs signed by it (401 otherwise).")
+    var ascKeyFile: String?
+
+    @Option(help: "The vendor number /v1/salesReports serves; any other is refused as Apple does.")
+    var vendorNumber: String = SalesReportOptions.defaultVendorNumber
+
     @Option(help: "Server API requests per second above which the simulator answers 429 (default: no limit).")
     var apiRateLimit: Double?
 
@@ -68,6 +79,7 @@ struct SimulatorCommand: AsyncParsableCommand {
         if latencyMs < 0 { throw ValidationError("--latency-ms must be 0 or more") }
         if let apiRateLimit, !(apiRateLimit > 0) { throw ValidationError("--api-rate-limit must be more than 0") }
         if historyPageSize < 1 { throw ValidationError("--history-page-size must be at least 1") }
+        if vendorNumber.isEmpty { throw ValidationError("--vendor-number must not be empty") }
     }
 
     func run() async throws {
@@ -83,15 +95,13 @@ struct SimulatorCommand: AsyncParsableCommand {
         }
         var options = SimulatorOptions(
             sharedSecret: secret, latency: .milliseconds(latencyMs), historyPageSize: historyPageSize,
-            apiRateLimit: apiRateLimit, registersVerifiedReceipts: registerVerifiedReceipts)
+            apiRateLimit: apiRateLimit, registersVerifiedReceipts: registerVerifiedReceipts,
+            salesReports: SalesReportOptions(vendorNumber: vendorNumber))
         if let apiKeyFile {
-            guard let pem = try? String(contentsOfFile: apiKeyFile, encoding: .utf8),
-                let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
-            else {
-                Console.error("cannot read an In-App Purchase key (PKCS#8 P-256 PEM) from \(apiKeyFile)")
-                throw ExitCode(2)
-            }
-            options.apiPublicKey = key.publicKey
+            options.apiPublicKey = try Self.publicKey(of: apiKeyFile, kind: "an In-App Purchase key")
+        }
+        if let ascKeyFile {
+            options.salesReports.ascPublicKey = try Self.publicKey(of: ascKeyFile, kind: "a team App Store Connect API key")
         }
         let simulator = AppStoreSimulator(options: options)
         if let writeRootCA {
@@ -129,10 +139,22 @@ struct SimulatorCommand: AsyncParsableCommand {
         try await serve(simulator, port: actual)
     }
 
+    /// The public half of the `.p8` at `path`; a configuration error (exit 2) naming it otherwise.
+    private static func publicKey(of path: String, kind: String) throws -> P256.Signing.PublicKey {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8),
+            let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
+        else {
+            Console.error("cannot read \(kind) (PKCS#8 P-256 PEM) from \(path)")
+            throw ExitCode(2)
+        }
+        return key.publicKey
+    }
+
     private func serve(_ simulator: AppStoreSimulator, port actual: UInt16) async throws {
         Console.out(
             "App Store simulator on 127.0.0.1:\(actual)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n"
-                + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n")
+                + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n"
+                + "  Sales reports: \(simulator.salesReportsURL) (SUBRECON_ASC_URL \(simulator.appStoreConnectBaseURL), vendor \(vendorNumber))\n")
         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
     }
 

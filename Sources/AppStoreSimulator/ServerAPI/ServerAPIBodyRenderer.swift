@@ -241,13 +241,11 @@ struct ServerAPIBodyRenderer {
             // Refunds, and upgrades too: the same data as verifyReceipt's `cancellation_date`.
             json.field("revocationReason", number: Int64(transaction.cancellationReason ?? "0") ?? 0)
             json.field("revocationDate", number: cancellationMs)
-            if !transaction.isUpgraded {
-                // An upgrade's revocation has no type: the ledger counts no refund for it.
+            // An upgrade's revocation has no type: the ledger counts no refund for it.
+            if let revocationType = transaction.revocationType {
+                json.field("revocationType", revocationType)
                 if let percentage = transaction.refundPercentage {
-                    json.field("revocationType", "REFUND_PRORATED")
                     json.field("revocationPercentage", number: percentage)
-                } else {
-                    json.field("revocationType", "REFUND_FULL")
                 }
             }
         }

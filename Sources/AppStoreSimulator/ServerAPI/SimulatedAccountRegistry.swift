@@ -20,11 +20,18 @@ final class SimulatedAccountRegistry: Sendable {
     }
 
     private let accounts = Mutex<[Int64: SimulatedSubscriber]>([:])
+    /// Bumped by every change, so what is derived from all accounts (the sales reports' day
+    /// index) knows when to derive it again.
+    /// Changed only under `accounts`' lock, so a snapshot's count matches its accounts.
+    private let changes = Atomic<Int>(0)
 
     /// Adds or replaces `subscriber`.
     func register(_ subscriber: SimulatedSubscriber) {
         let key = Self.key(subscriber.id)
-        accounts.withLock { $0[key] = subscriber }
+        accounts.withLock {
+            $0[key] = subscriber
+            changes.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        }
     }
 
     /// Adds `subscriber` unless an account with its id is known (the verifyReceipt path calls
@@ -32,8 +39,18 @@ final class SimulatedAccountRegistry: Sendable {
     func registerIfAbsent(_ subscriber: SimulatedSubscriber) {
         let key = Self.key(subscriber.id)
         accounts.withLock { accounts in
-            if accounts[key] == nil { accounts[key] = subscriber }
+            guard accounts[key] == nil else { return }
+            accounts[key] = subscriber
+            changes.wrappingAdd(1, ordering: .sequentiallyConsistent)
         }
+    }
+
+    /// Counts changes: an equal count means the same accounts.
+    var generation: Int { changes.load(ordering: .sequentiallyConsistent) }
+
+    /// Every known account (in no particular order), with the `generation` they are.
+    func snapshot() -> (accounts: [SimulatedSubscriber], generation: Int) {
+        accounts.withLock { (Array($0.values), changes.load(ordering: .sequentiallyConsistent)) }
     }
 
     /// Number of known accounts.
@@ -41,7 +58,10 @@ final class SimulatedAccountRegistry: Sendable {
 
     /// Forgets every account.
     func removeAll() {
-        accounts.withLock { $0.removeAll() }
+        accounts.withLock {
+            $0.removeAll()
+            changes.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        }
     }
 
     /// The account `transactionID` belongs to and where in it, or nil when no known account can
