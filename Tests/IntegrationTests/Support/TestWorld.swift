@@ -30,6 +30,9 @@ final class TestWorld: Sendable {
     let apiKey: AppStoreAPIKey
     /// The same key as a `.p8` file's text, for the binary.
     let apiKeyPEM: String
+    /// The team App Store Connect key (sales reports) and its `.p8` text.
+    let ascKey: AppStoreConnectKey
+    let ascKeyPEM: String
 
     /// The SQLite store, for tests that read it directly.
     var database: AppDatabase {
@@ -39,9 +42,11 @@ final class TestWorld: Sendable {
 
     private init(
         folder: String, store: any SubscriptionStore, postgres: TestPostgres?, simulator: AppStoreSimulator,
-        clock: SimulatedClock, apiKey: AppStoreAPIKey, apiKeyPEM: String
+        clock: SimulatedClock, apiKey: AppStoreAPIKey, apiKeyPEM: String, ascKey: AppStoreConnectKey, ascKeyPEM: String
     ) {
         self.apiKeyPEM = apiKeyPEM
+        self.ascKey = ascKey
+        self.ascKeyPEM = ascKeyPEM
         self.folder = folder
         self.store = store
         self.postgres = postgres
@@ -53,17 +58,21 @@ final class TestWorld: Sendable {
 
     static func make(
         latency: Duration = .zero, historyPageSize: Int = 20, apiRateLimit: Double? = nil, store kind: StoreKind = .sqlite,
-        notificationHistoryPageSize: Int = 20
+        notificationHistoryPageSize: Int = 20, salesReports: SalesReportOptions = SalesReportOptions()
     ) async throws -> TestWorld {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let clock = SimulatedClock(nowMs: 1_795_329_964_000)  // 2026-11-22T06:46:04Z
         let privateKey = P256.Signing.PrivateKey()
-        let simulator = AppStoreSimulator(
-            options: SimulatorOptions(
-                sharedSecret: secret, latency: latency, clock: clock.millisecondsClock, apiPublicKey: privateKey.publicKey,
-                historyPageSize: historyPageSize, apiRateLimit: apiRateLimit,
-                notificationHistoryPageSize: notificationHistoryPageSize))
+        // The team key of App Store Connect (sales reports): only its tokens are accepted there.
+        let teamKey = P256.Signing.PrivateKey()
+        var options = SimulatorOptions(
+            sharedSecret: secret, latency: latency, clock: clock.millisecondsClock, apiPublicKey: privateKey.publicKey,
+            historyPageSize: historyPageSize, apiRateLimit: apiRateLimit,
+            notificationHistoryPageSize: notificationHistoryPageSize)
+        options.salesReports = salesReports
+        options.salesReports.ascPublicKey = teamKey.publicKey
+        let simulator = AppStoreSimulator(options: options)
         _ = try await simulator.start()
         let postgres = kind == .postgres ? try await TestPostgres.createDatabase() : nil
         let store: any SubscriptionStore =
@@ -73,7 +82,9 @@ final class TestWorld: Sendable {
             bundleID: SimulatedProducts.bundleID)
         return TestWorld(
             folder: folder, store: store, postgres: postgres, simulator: simulator, clock: clock, apiKey: apiKey,
-            apiKeyPEM: privateKey.pemRepresentation)
+            apiKeyPEM: privateKey.pemRepresentation,
+            ascKey: AppStoreConnectKey(privateKey: teamKey, keyID: "TEAMKEY001", issuerID: "69a6de7e-0000-47e3-e053-5b8c7c11a4d1"),
+            ascKeyPEM: teamKey.pemRepresentation)
     }
 
     /// Settings for server-api mode against the simulator (its root as the trusted one).

@@ -146,18 +146,38 @@ public struct DashboardData: Sendable, Equatable {
 
     /// The latest `report apple-parity` summary: the ledger against Apple's own sales reports.
     public struct AppleParity: Sendable, Equatable {
+        /// A Pacific-time day whose differences no shift explains.
+        public struct WorstDay: Sendable, Equatable {
+            public var day: String
+            /// Units unexplained that day (lost orders and periods Apple did not bill).
+            public var unexplainedUnits: Int
+            /// Of those, lost orders (`missing_in_ledger`, billed).
+            public var lostOrders: Int
+            public init(day: String, unexplainedUnits: Int, lostOrders: Int) {
+                self.day = day
+                self.unexplainedUnits = unexplainedUnits
+                self.lostOrders = lostOrders
+            }
+        }
+
         public var firstDay: String
         public var lastDay: String
         public var daysCompared: Int
         public var billedMatched: Int
         /// Units Apple billed that the ledger never recorded.
         public var lostOrders: Int
-        public init(firstDay: String, lastDay: String, daysCompared: Int, billedMatched: Int, lostOrders: Int) {
+        /// The days with the most unexplained units, most first (at most five).
+        public var worstDays: [WorstDay]
+        public init(
+            firstDay: String, lastDay: String, daysCompared: Int, billedMatched: Int, lostOrders: Int,
+            worstDays: [WorstDay] = []
+        ) {
             self.firstDay = firstDay
             self.lastDay = lastDay
             self.daysCompared = daysCompared
             self.billedMatched = billedMatched
             self.lostOrders = lostOrders
+            self.worstDays = worstDays
         }
     }
 

@@ -68,11 +68,30 @@ enum DashboardReader {
                     startedAt: ISO8601.string(fromMilliseconds: try row.requiredInteger("started_at")),
                     count: Int(try row.requiredInteger("value"))))
         }
+        data.appleParity = try await appleParity(db, options: options)
         data.unpricedPeriods = Int(
             try await db.integer(
                 "SELECT COUNT(*) AS value FROM renewals WHERE price_milliunits IS NULL OR currency IS NULL OR currency = ''")
                 ?? 0)
         return data
+    }
+
+    /// `report apple-parity` over every stored day (nil when no Apple report is stored), as its
+    /// summary says it, with the worst days.
+    static func appleParity(_ db: any SnapshotQuerying, options: ReportOptions) async throws -> DashboardData.AppleParity? {
+        let outcome = try await AppleParityReport.outcome(db, options: ReportOptions(nowMs: options.nowMs))
+        let summary = outcome.summary
+        guard let first = summary.firstDay, let last = summary.lastDay else { return nil }
+        var lostByDay: [CalendarDay: Int64] = [:]
+        for row in outcome.rows where row.key.kind == .billed && row.status == .missingInLedger {
+            lostByDay[row.key.day, default: 0] += row.unexplainedUnits
+        }
+        return DashboardData.AppleParity(
+            firstDay: first.text, lastDay: last.text, daysCompared: summary.daysCompared,
+            billedMatched: Int(summary.billedPeriodsMatched), lostOrders: Int(summary.lostOrders),
+            worstDays: summary.worstDays.map {
+                .init(day: $0.day.text, unexplainedUnits: Int($0.unexplainedUnits), lostOrders: Int(lostByDay[$0.day] ?? 0))
+            })
     }
 
     /// `report revenue`'s rows summed over products: one point per (month, currency). The

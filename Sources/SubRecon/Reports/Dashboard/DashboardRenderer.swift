@@ -16,6 +16,9 @@ public enum DashboardRenderer {
     static let noParitySentence =
         "Not compared with Apple's sales reports yet: App Store Connect's reports remain the record (docs/finance.md)."
 
+    static let paritySentence =
+        "subrecon report apple-parity lists each difference; lost orders are the rows missing_in_ledger (docs/finance.md)."
+
     /// The page, UTF-8 HTML5.
     public static func render(_ data: DashboardData) -> String {
         var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -93,12 +96,26 @@ public enum DashboardRenderer {
             out += card(label: "last run", value: "none", detail: noRunsSentence, wide: true)
         }
         if let parity = data.appleParity {
-            let detail = "\(parity.daysCompared) days compared (\(parity.firstDay) to \(parity.lastDay)), \(parity.billedMatched) billed periods matched"
+            let detail = "\(parity.daysCompared) days compared (\(parity.firstDay) to \(parity.lastDay), Pacific time), \(parity.billedMatched) billed periods matched"
             out += card(label: "lost orders (Apple's sales reports)", value: String(parity.lostOrders), detail: detail, wide: true)
         } else {
             out += card(label: "Apple's sales reports", value: "—", detail: noParitySentence, wide: true)
         }
-        return out + "</div></section>\n"
+        out += "</div>"
+        if let parity = data.appleParity {
+            out += "<div id=\"apple-parity\"><p class=\"subhead\">The ledger against Apple's sales reports: the worst days</p>"
+            if parity.worstDays.isEmpty {
+                out += "<p class=\"empty\">Every compared day matches Apple's report (or differs only across midnight).</p>"
+            } else {
+                out += DashboardTable(
+                    columns: [.text("day (Pacific)"), .number("units unexplained"), .number("lost orders")],
+                    rows: parity.worstDays.map { [$0.day, String($0.unexplainedUnits), String($0.lostOrders)] }
+                ).html()
+                out += "<p class=\"note\">\(DashboardHTML.escape(paritySentence))</p>"
+            }
+            out += "</div>"
+        }
+        return out + "</section>\n"
     }
 
     private static func subscriptionsSection(_ data: DashboardData) -> String {
