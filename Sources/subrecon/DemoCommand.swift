@@ -15,7 +15,10 @@ struct DemoCommand: AsyncParsableCommand {
             one App Store Server Notification (a refund Apple made a minute later) through the \
             notifications receiver on another loopback port, and prints the subscriptions report. \
             With --apple-api server-api it also imports accounts with a year of billed periods in \
-            several currencies and ends with a revenue summary; both write a dashboard page.
+            several currencies and ends with a revenue summary, then fetches Apple's daily sales \
+            reports of the last week from the simulator and matches them with the ledger: the one \
+            purchase whose receipt never reached the server shows as a lost order. Both write a \
+            dashboard page.
             """)
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default warning).")
@@ -43,11 +46,11 @@ struct DemoCommand: AsyncParsableCommand {
             report subscriptions:
             \(result.subscriptionsCSV)
             \(result.revenueSummary)
-            dashboard: \(result.dashboardPath) (one page, opens offline)
+            \(result.appleParity.map { $0 + "\n" } ?? "")dashboard: \(result.dashboardPath) (one page, opens offline)
 
             Explore further: subrecon report renewals --db \(result.databasePath)
                              subrecon report revenue --db \(result.databasePath)
-
+            \(result.appleParity == nil ? "" : "                 subrecon report apple-parity --db \(result.databasePath)\n")
             """)
         if result.summary.exitCode != 0 { throw ExitCode(result.summary.exitCode) }
     }

@@ -183,11 +183,21 @@ import Testing
         #expect(new.stdout.contains("  GBP  gross 143.93 (7 paid periods), refunded 38.25 (1 refund)"), "\(new.stdout)")
         #expect(new.stdout.contains("  JPY  gross 30000 (2 paid periods)"))
         #expect(old.stdout.contains("verifyReceipt gives no prices"))
+        // Then Apple's sales reports of the last week: the purchase nobody uploaded is the one lost order.
+        #expect(new.stdout.contains("Apple's sales reports (fetched from the simulator"))
+        #expect(new.stdout.contains("lost orders found: 1 "), "\(new.stdout)")
+        let lost = new.stdout.split(separator: "\n").filter { $0.contains("lost order: ") }
+        #expect(lost.count == 1 && lost[0].contains("com.example.pro.monthly US 9.99 USD × 1"), "\(lost)")
+        #expect(!old.stdout.contains("Apple's sales reports"))
         for output in [old.stdout, new.stdout] {
             let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("dashboard: ") })
             let path = String(line.dropFirst("dashboard: ".count).prefix { $0 != " " })
             let page = try String(contentsOfFile: path, encoding: .utf8)
             #expect(page.contains("<svg"))
+            if output == new.stdout {
+                #expect(page.contains("lost orders (Apple&#39;s sales reports)</div><div class=\"value\">1<"))
+                #expect(page.contains("id=\"apple-parity\""))
+            }
         }
     }
 }

@@ -50,6 +50,12 @@ import Testing
         // The DOM Chromium built, not our string: every chart drawn, with its legend and table rows.
         let dom = opened.stdout
         #expect(dom.contains("Subscriptions dashboard"))
+        // The parity panel, as Chromium built it: the worst days' table.
+        let marker = try #require(dom.range(of: "id=\"apple-parity\""), "no parity panel")
+        let end = try #require(dom.range(of: "</section>", range: marker.upperBound..<dom.endIndex))
+        let parity = String(dom[marker.upperBound..<end.lowerBound])
+        #expect(Self.count("<tr>", in: parity) == 3, "a header and two worst days")
+        #expect(parity.contains("2026-11-22"))
         for id in Self.chartIDs {
             guard let figure = Self.element(id: id, in: dom) else {
                 Issue.record("\(id) is not in the page")
@@ -264,7 +270,9 @@ import Testing
             ],
             entitled: 1_147, currentMRR: current, metrics: metrics, revenue: revenue, runs: runs, notificationsPerDay: notifications,
             lostOrdersPerRun: lost, unpricedPeriods: 14,
-            appleParity: .init(firstDay: "2026-11-18", lastDay: "2026-11-24", daysCompared: 7, billedMatched: 236, lostOrders: 1))
+            appleParity: .init(
+                firstDay: "2026-11-18", lastDay: "2026-11-24", daysCompared: 7, billedMatched: 236, lostOrders: 1,
+                worstDays: [.init(day: "2026-11-22", unexplainedUnits: 2, lostOrders: 1), .init(day: "2026-11-19", unexplainedUnits: 1, lostOrders: 0)]))
     }
 
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }

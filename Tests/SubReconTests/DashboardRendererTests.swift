@@ -46,7 +46,9 @@ import Testing
             notificationsPerDay: [.init(day: "2026-11-23", count: 4), .init(day: "2026-11-24", count: 0), .init(day: "2026-11-25", count: 9)],
             lostOrdersPerRun: [.init(runID: 1, startedAt: "2026-11-24T02:00:00Z", count: 2), .init(runID: 2, startedAt: "2026-11-25T02:00:00Z", count: 0)],
             unpricedPeriods: 3,
-            appleParity: .init(firstDay: "2026-11-18", lastDay: "2026-11-24", daysCompared: 7, billedMatched: 52, lostOrders: 1))
+            appleParity: .init(
+                firstDay: "2026-11-18", lastDay: "2026-11-24", daysCompared: 7, billedMatched: 52, lostOrders: 1,
+                worstDays: [.init(day: "2026-11-22", unexplainedUnits: 2, lostOrders: 1), .init(day: "2026-11-19", unexplainedUnits: 1, lostOrders: 0)]))
     }
 
     static let chartIDs = [
@@ -65,6 +67,19 @@ import Testing
 
     static func count(_ needle: String, in text: some StringProtocol) -> Int {
         text.components(separatedBy: needle).count - 1
+    }
+
+    @Test func theParityPanelShowsTheComparisonAndTheWorstDays() throws {
+        let page = DashboardRenderer.render(Self.sample())
+        #expect(page.contains("7 days compared (2026-11-18 to 2026-11-24, Pacific time), 52 billed periods matched"))
+        let start = try #require(page.range(of: "<div id=\"apple-parity\">"))
+        let panel = page[start.lowerBound...].prefix(2_000)
+        #expect(panel.contains("<td>2026-11-22</td><td class=\"num\">2</td><td class=\"num\">1</td>"))
+        #expect(panel.contains("<td>2026-11-19</td><td class=\"num\">1</td><td class=\"num\">0</td>"))
+        // No comparison yet: no panel, the sentence instead.
+        var none = Self.sample()
+        none.appleParity = nil
+        #expect(!DashboardRenderer.render(none).contains("id=\"apple-parity\""))
     }
 
     @Test func sameDataGivesTheSameBytes() {

@@ -3,6 +3,7 @@ import AppleSignedData
 import Crypto
 import Foundation
 import Logging
+import SubReconHTTP
 
 /// `subrecon demo`: the whole nightly path against the built-in App Store simulator, in a fresh
 /// temporary database, with no secret and no network. A newcomer's first command.
@@ -32,6 +33,9 @@ public struct DemoRun: Sendable {
         public var revenueSummary: String
         /// The dashboard page the demo wrote (opens offline).
         public var dashboardPath: String
+        /// Apple's sales reports fetched from the simulator and matched with the ledger, a few
+        /// lines ending with the lost order only Apple's report shows (server-api); nil otherwise.
+        public var appleParity: String?
     }
 
     /// The account Apple refunds a minute after the nightly run: the run sees it active, and the
@@ -51,7 +55,11 @@ public struct DemoRun: Sendable {
         let secret = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         // Likewise a throwaway In-App Purchase key: the simulator accepts only JWTs it signed.
         let apiKey = P256.Signing.PrivateKey()
-        let simulator = AppStoreSimulator(options: SimulatorOptions(sharedSecret: secret, apiPublicKey: apiKey.publicKey))
+        // And a throwaway team key for App Store Connect's sales reports.
+        let teamKey = P256.Signing.PrivateKey()
+        var options = SimulatorOptions(sharedSecret: secret, apiPublicKey: apiKey.publicKey)
+        options.salesReports.ascPublicKey = teamKey.publicKey
+        let simulator = AppStoreSimulator(options: options)
         _ = try await simulator.start()
         defer { Task { await simulator.stop() } }
 
@@ -69,6 +77,13 @@ public struct DemoRun: Sendable {
             for (scenario, subscriber) in ledger {
                 let environment = scenario.environment == .sandbox ? "Sandbox" : ""
                 csv += "ledger-\(scenario.rawValue),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID),\(environment)\n"
+            }
+            // Apple knows every one of these; the app uploaded all but one: the purchase bought three
+            // days ago whose receipt never reached the server, and whose notification was lost too.
+            for (scenario, subscriber) in SimulatedSalesScenario.subscribers(firstID: 2_100, nowMs: nowMs) {
+                simulator.register(subscriber)
+                guard scenario != .unreportedPurchase else { continue }
+                csv += "sales-\(scenario.rawValue),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID),\n"
             }
         }
         if deliver != nil {
@@ -117,6 +132,13 @@ public struct DemoRun: Sendable {
             notification = "notification \(refund.type.rawValue) \(refund.notificationUUID) for \(Self.refundUser): "
                 + "\(before?.rawValue ?? "none") -> \(after?.rawValue ?? "none") (the receiver answered \(status))"
         }
+        var appleParity: String?
+        if appleAPI == .serverAPI {
+            appleParity = try await Self.matchAppleReports(
+                database: database, baseURL: simulator.appStoreConnectBaseURL,
+                key: AppStoreConnectKey(privateKey: teamKey, keyID: "DEMOTEAM01", issuerID: UUID().uuidString.lowercased()),
+                nowMs: nowMs, logger: logger)
+        }
         await simulator.stop()
 
         var report = Data()
@@ -136,7 +158,37 @@ public struct DemoRun: Sendable {
             """
         return Result(
             databasePath: databasePath, summary: summary, subscriptionsCSV: String(decoding: report, as: UTF8.self),
-            notification: notification, revenueSummary: revenue, dashboardPath: dashboardPath)
+            notification: notification, revenueSummary: revenue, dashboardPath: dashboardPath, appleParity: appleParity)
+    }
+
+    /// `apple-reports fetch` of the last seven Pacific days from the simulator, then `report
+    /// apple-parity` over them: what a finance lead sees the morning after.
+    static func matchAppleReports(
+        database: AppDatabase, baseURL: String, key: AppStoreConnectKey, nowMs: Int64, logger: Logger
+    ) async throws -> String {
+        let transport = CurlTransport(maxConnections: 1)
+        defer { transport.shutdown() }
+        let vendor = SalesReportOptions.defaultVendorNumber
+        let client = SalesReportClient(
+            baseURL: baseURL, vendorNumber: vendor, tokens: BearerTokenProvider(teamKey: key), transport: transport, logger: logger)
+        let window = try AppleReportWindow.parse(since: nil, until: nil, nowMs: nowMs)
+        let fetched = try await AppleReportFetcher(
+            store: database, client: client, vendorNumber: vendor, clock: { ReconciliationJob.wallClockMs() }, logger: logger
+        ).fetch(window)
+        var options = ReportOptions(nowMs: nowMs)
+        options.paritySince = window.since
+        options.parityUntil = window.until
+        let outcome = try await database.withReadSnapshot { db in try await AppleParityReport.outcome(db, options: options) }
+        var lines = ["Apple's sales reports (fetched from the simulator as from App Store Connect):"]
+        lines.append("  " + AppleReportLines.summary(fetched, window: window))
+        lines += outcome.summaryLines.map { "  " + $0 }
+        for row in outcome.rows where row.status == .missingInLedger && row.key.kind == .billed {
+            lines.append(
+                "  lost order: \(row.key.day.text) \(row.key.productID) \(row.key.country) "
+                    + "\(MoneyText.text(milliunits: row.key.priceMilliunits, currency: row.key.currency)) \(row.key.currency) × \(row.difference): "
+                    + "Apple billed it; no receipt, no notification ever reached this server")
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Billed, refunded and net over the whole ledger per currency (Production), and today's MRR:
