@@ -122,6 +122,7 @@ import Testing
             #expect(rows.allSatisfy { $0["country"]?.count == 2 })
         }
         #expect(csvs.count == 2 && csvs[0] == csvs[1], "SQLite and PostgreSQL wrote different bytes")
+        try ReportGoldenTests().compareWithGolden(csvs[0], name: "apple-parity")
     }
 
     @Test func aDayBoundaryShiftIsShiftedWithinTheToleranceAndMissingWithout() async throws {

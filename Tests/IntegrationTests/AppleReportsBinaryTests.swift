@@ -134,6 +134,11 @@ import Testing
         #expect(refused.stderr.contains("nothing was stored"))
         #expect(try await world.count("SELECT COUNT(*) FROM apple_report_days") == 0)
 
+        let future = folder + "/S_D_80012345_20991231.txt"
+        try Self.sample.replacingOccurrences(of: "10/05/2020", with: "12/31/2099").write(toFile: future, atomically: true, encoding: .utf8)
+        let tooEarly = try await SubreconBinary.run(["apple-reports", "import", future], environment: env)
+        #expect(tooEarly.exitCode == 65 && tooEarly.stderr.contains("2099-12-31") && tooEarly.stderr.contains("has not ended"), "\(tooEarly.stderr)")
+
         let unreadable = try await SubreconBinary.run(["apple-reports", "import", folder + "/nope.txt"], environment: env)
         #expect(unreadable.exitCode == 66)
 
