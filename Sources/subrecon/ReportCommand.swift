@@ -32,6 +32,12 @@ struct ReportCommand: AsyncParsableCommand {
               subrecon report revenue --since 2026-01-01 --until 2027-01-01
               subrecon report metrics --by day --since 2026-11-01
               subrecon report dashboard --output dashboard.html
+              subrecon report apple-parity --since 2026-11-01 --until 2026-12-01
+
+            apple-parity matches the ledger with Apple's Summary Sales Reports stored by \
+            `subrecon apple-reports fetch|import`, per Pacific-time day (--since/--until are dates, \
+            --tolerance-days how far apart a sale may be dated on the two sides, default 1); its \
+            summary goes to stderr and it exits 1 when a row is neither match nor shifted.
             """)
 
     /// One line per kind, aligned, for the help text.
