@@ -129,6 +129,19 @@ import Testing
         #expect(try await Self.storedDays(world).count == 3)
     }
 
+    @Test func aFetchStopsWhenApplesHourlyQuotaIsUsedUp() async throws {
+        let world = try await Self.world(SalesReportOptions(hourlyLimit: 3))
+        defer { Task { await world.close() } }
+        let transport = CurlTransport(maxConnections: 1)
+        defer { transport.shutdown() }
+        let window = try Self.window(world, days: 6)
+        let outcome = try await AppleParityTests.fetcher(world, transport: transport).fetch(window)
+        #expect(outcome.days.count == 3, "three requests, then X-Rate-Limit said none is left")
+        if case .rateLimited = outcome.stoppedBy {} else { Issue.record("stopped by \(String(describing: outcome.stoppedBy))") }
+        #expect(world.simulator.statistics().salesReportRequests == 3, "no request drew a 429")
+        #expect(try await Self.storedDays(world).count == 3)
+    }
+
     @Test func aBrokenReportIsNotStoredAndTheOtherDaysAre() async throws {
         let world = try await Self.world()
         defer { Task { await world.close() } }

@@ -68,6 +68,11 @@ public struct AppleReportFetcher: Sendable {
                 progress(day, .kept)
                 continue
             }
+            // Apple said no request is left this hour: stop rather than draw 429s.
+            if client.requestsLeftThisHour == 0 {
+                outcome.stoppedBy = .rateLimited("X-Rate-Limit says no request is left this hour for this key")
+                return outcome
+            }
             let dayOutcome: DayOutcome
             do {
                 switch try await client.download(day: day, version: version) {

@@ -96,6 +96,18 @@ import Testing
         #expect(looping.urls.count == 2, "one drift followed, never a loop")
     }
 
+    @Test func applesHourlyQuotaIsReadFromEveryAnswer() async throws {
+        let transport = ScriptedTransport([
+            HTTPResponse(status: 200, headers: ["x-rate-limit": "user-hour-lim:3600;user-hour-rem:0;"], body: [0x1f, 0x8b]),
+        ])
+        let client = Self.client(transport)
+        #expect(client.requestsLeftThisHour == nil)
+        _ = try await client.download(day: Self.day, version: "1_0")
+        #expect(client.requestsLeftThisHour == 0)
+        #expect(SalesReportClient.remaining("user-hour-lim:3500;user-hour-rem:3499;") == 3499)
+        #expect(SalesReportClient.remaining("nonsense") == nil)
+    }
+
     @Test func fiveHundredsAreRetriedThenGiveUp() async throws {
         let failing = ScriptedTransport(Array(repeating: Self.error(503, "UNAVAILABLE", "down"), count: 3))
         await #expect(throws: SalesReportFetchError.unavailable("HTTP 503 for 2026-11-20: UNAVAILABLE: t: down")) {

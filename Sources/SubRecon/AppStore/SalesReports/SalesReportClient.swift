@@ -2,6 +2,7 @@ import AppleSignedData
 import Foundation
 import Logging
 import SubReconHTTP
+import Synchronization
 
 /// Downloads Apple's daily Summary Sales Report (`GET /v1/salesReports`, `SALES`/`SUMMARY`/`DAILY`)
 /// with a team key's bearer token. One request at a time: Apple's limit is per key and hour, and
@@ -22,6 +23,16 @@ public struct SalesReportClient: Sendable {
     let logger: Logger
     /// How a wait is spent (tests shorten it).
     let sleep: @Sendable (Duration) async throws -> Void
+    /// Requests left this hour, as Apple's last `X-Rate-Limit` said.
+    private let quota = QuotaLeft()
+
+    private final class QuotaLeft: Sendable {
+        let remaining = Mutex<Int?>(nil)
+    }
+
+    /// Requests Apple's last answer said are left this hour for the key (`X-Rate-Limit`
+    /// `user-hour-rem`); nil before the first answer or when Apple sent none.
+    public var requestsLeftThisHour: Int? { quota.remaining.withLock { $0 } }
 
     public init(
         baseURL: String, vendorNumber: String, tokens: BearerTokenProvider, transport: any HTTPTransport, logger: Logger,
@@ -56,6 +67,7 @@ public struct SalesReportClient: Sendable {
             let response = try await send(day: day, version: version, attempt: attempt)
             if let rateLimit = response.headers["x-rate-limit"] {
                 logger.debug("App Store Connect rate limit", metadata: ["x-rate-limit": "\(rateLimit)"])
+                if let left = Self.remaining(rateLimit) { quota.remaining.withLock { $0 = left } }
             }
             let errors = response.status == 200 ? [] : AppStoreConnectErrorBody.parse(response.body)
             let detail = AppStoreConnectErrorBody.summary(of: errors)
@@ -133,6 +145,17 @@ public struct SalesReportClient: Sendable {
 
     private func pause(_ duration: Duration) async throws(SalesReportFetchError) {
         do { try await sleep(duration) } catch { throw .unavailable("cancelled while waiting to retry") }
+    }
+
+    /// `user-hour-rem` of `X-Rate-Limit: user-hour-lim:3600;user-hour-rem:3599;`.
+    static func remaining(_ header: String) -> Int? {
+        for part in header.split(separator: ";") {
+            let pair = part.split(separator: ":", maxSplits: 1)
+            if pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces) == "user-hour-rem" {
+                return Int(pair[1].trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return nil
     }
 
     /// `Retry-After` in seconds (Apple's form here); an HTTP date or anything else is ignored.
