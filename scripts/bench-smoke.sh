@@ -32,3 +32,9 @@ fi
 # page), on SQLite and, when scripts/test.sh started one, PostgreSQL; fails if the two stores'
 # revenue or metrics differ by a byte.
 "$bin/subrecon-bench" money --subrecon "$bin/subrecon" --subscriptions 3000 --months 12 --repeat 1
+# Apple's sales reports against the ledger: a year of daily reports derived from 2,000 subscriptions
+# (with lost orders, day-boundary shifts and periods Apple never billed), imported and matched on
+# SQLite and, when scripts/test.sh started one, PostgreSQL; fails if the stores' parity CSVs differ
+# by a byte or the report does not find exactly the lost orders added.
+"$bin/subrecon-bench" apple-parity --subrecon "$bin/subrecon" --subscriptions 2000 --months 12 --repeat 1 \
+  --lost-orders 40 --shifted 40 --ledger-only 10

@@ -22,7 +22,8 @@ struct SubreconBench: AsyncParsableCommand {
               subrecon-bench workers --postgres-url postgres://me@127.0.0.1/postgres
               subrecon-bench receiver --bodies notifications.jsonl --seconds 60
               subrecon-bench money --subscriptions 100000 --months 12
+              subrecon-bench apple-parity --subscriptions 100000 --months 12
               subrecon-bench all
             """,
-        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self, ReceiverCommand.self, MoneyCommand.self])
+        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self, ReceiverCommand.self, MoneyCommand.self, AppleParityCommand.self])
 }

@@ -3,13 +3,7 @@
 /// line ends, and an empty cell written as Apple writes it (one space).
 struct SummarySalesReport: Sendable {
     /// The header, in Apple's order.
-    static let columns = [
-        "Provider", "Provider Country", "SKU", "Developer", "Title", "Version", "Product Type Identifier", "Units",
-        "Developer Proceeds", "Begin Date", "End Date", "Customer Currency", "Country Code", "Currency of Proceeds",
-        "Apple Identifier", "Customer Price", "Promo Code", "Parent Identifier", "Subscription", "Period",
-        "Category", "CMB", "Device", "Supported Platforms", "Proceeds Reason", "Preserved Pricing", "Client",
-        "Order Type",
-    ]
+    static let columns = SummarySalesReportHeader.columns
 
     /// The simulated app's seller name.
     static let developer = "Example Developer"
@@ -56,4 +50,16 @@ struct SummarySalesReport: Sendable {
         hash.add(productID)
         return 1_500_000_000 + Int64(hash.value % 500_000_000)
     }
+}
+
+/// Apple's 28 columns of a Summary Sales Report, in Apple's order (the simulator's reports, and
+/// the benchmark's generated ones).
+public enum SummarySalesReportHeader {
+    public static let columns = [
+        "Provider", "Provider Country", "SKU", "Developer", "Title", "Version", "Product Type Identifier", "Units",
+        "Developer Proceeds", "Begin Date", "End Date", "Customer Currency", "Country Code", "Currency of Proceeds",
+        "Apple Identifier", "Customer Price", "Promo Code", "Parent Identifier", "Subscription", "Period",
+        "Category", "CMB", "Device", "Supported Platforms", "Proceeds Reason", "Preserved Pricing", "Client",
+        "Order Type",
+    ]
 }
