@@ -58,6 +58,8 @@ let package = Package(
             name: "AppStoreSimulator",
             dependencies: [
                 "AppleSignedData",
+                // The libcurl client that POSTs notifications to the app's URL (http and https).
+                "SubReconHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -156,6 +158,9 @@ let package = Package(
                 // Sales report tests inflate the simulator's gzip files.
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // Test notification tests receive the simulator's POSTs on a small NIO server.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -6,7 +6,9 @@ import Synchronization
 /// A local HTTP server that answers like Apple's legacy verifyReceipt service and the App Store
 /// Server API, for the demo, the integration tests and the benchmarks. verifyReceipt: production
 /// at `/verifyReceipt`, the sandbox at `/sandbox/verifyReceipt`. Server API (Get All Subscription
-/// Statuses, Get Transaction History v2): production under `/inApps/...`, the sandbox under
+/// Statuses, Get Transaction History v2, Get Transaction Info, Look Up Order ID, Request a Test
+/// Notification, Get Test Notification Status; see `ServerAPIEndpoint`): production under
+/// `/inApps/...`, the sandbox under
 /// `/sandbox/inApps/...`, signed with a certificate chain made at creation. Keep-alive
 /// connections are supported, latency is applied per request without blocking others, and
 /// faults can be injected while it runs.
@@ -14,7 +16,9 @@ import Synchronization
 /// It also makes App Store Server Notifications V2 for its accounts (`notifications(for:…)`
 /// from a scenario's timeline, `makeNotification` on request), keeps every one it made in a
 /// log, and serves that log as Get Notification History (`POST /inApps/v1/notifications/history`,
-/// the sandbox under `/sandbox`). Delivering them anywhere is the caller's: it has the bodies.
+/// the sandbox under `/sandbox`). It POSTs them to `options.notificationURL` when asked
+/// (`deliver`, and the `TEST` notification of Request a Test Notification); other delivery is
+/// the caller's: it has the bodies.
 ///
 /// It serves App Store Connect's Sales and Trends download too (`GET /v1/salesReports`): the
 /// daily Summary Sales Report of its registered accounts, gzipped (see `SalesReportResponder`).
@@ -51,6 +55,8 @@ public final class AppStoreSimulator: Sendable {
     private let authority: LazySigningAuthority
     private let notificationLog = SimulatedNotificationLog()
     private let notificationEmitter: NotificationEmitter
+    /// Nil without `options.notificationURL`.
+    private let notificationDelivery: NotificationDelivery?
     private let salesReportFaults: SalesReportFaultQueue
 
     public init(options: SimulatorOptions = SimulatorOptions()) {
@@ -59,6 +65,12 @@ public final class AppStoreSimulator: Sendable {
         salesReportFaults = SalesReportFaultQueue(options.salesReports.faults)
         notificationEmitter = NotificationEmitter(
             authority: authority, bundleID: options.bundleID, appAppleID: options.appAppleID, log: notificationLog)
+        if let url = options.notificationURL {
+            notificationDelivery = NotificationDelivery(
+                url: url, timeout: options.notificationTimeout, log: notificationLog, clock: options.clock)
+        } else {
+            notificationDelivery = nil
+        }
     }
 
     /// The certificate chains the Server API signs with: made once, at the first Server API
@@ -122,7 +134,8 @@ public final class AppStoreSimulator: Sendable {
                 authority: authority, registry: accounts, bundleID: options.bundleID,
                 appAppleID: options.appAppleID, historyPageSize: max(1, options.historyPageSize),
                 notificationHistory: NotificationHistoryResponder(
-                    log: notificationLog, pageSize: max(1, options.notificationHistoryPageSize))),
+                    log: notificationLog, pageSize: max(1, options.notificationHistoryPageSize)),
+                testNotifications: TestNotificationResponder(emitter: notificationEmitter, delivery: notificationDelivery)),
             bearer: options.apiPublicKeyX963.map { ServerAPIBearerVerifier(publicKeyX963: $0, bundleID: options.bundleID) },
             rateLimiter: options.apiRateLimit.map { ServerAPIRateLimiter(ratePerSecond: $0) },
             registersVerifiedReceipts: options.registersVerifiedReceipts,
@@ -292,6 +305,14 @@ public final class AppStoreSimulator: Sendable {
         notificationEmitter.emitTest(
             environment: environment, atMs: atMs ?? options.clock(), signing: signing,
             notificationUUID: notificationUUID ?? NotificationEmitter.randomUUID(), sendAttempt: sendAttempt)
+    }
+
+    /// POSTs `notification` to `options.notificationURL` once, as Apple does, and records the
+    /// attempt's result (Apple's `sendAttemptResult`) in the notification history; nil, and
+    /// nothing sent, without a notification URL.
+    @discardableResult
+    public func deliver(_ notification: SimulatedNotification) async -> NotificationSendAttemptResult? {
+        await notificationDelivery?.deliver(notification)
     }
 
     /// Adds a delivery attempt to a logged notification (at most six are kept, as Apple makes);

@@ -24,6 +24,8 @@ public enum SimulatedPriceTable {
         SimulatedProducts.proYearly: ["USD": 99_990, "EUR": 99_990, "GBP": 89_990, "JPY": 15_000_000],
         SimulatedProducts.premiumMonthly: ["USD": 14_990, "EUR": 14_990, "GBP": 12_990, "JPY": 2_200_000],
         SimulatedProducts.newsMonthly: ["USD": 4_990, "EUR": 4_990, "GBP": 4_490, "JPY": 700_000],
+        // The consumable: only Get Transaction Info and Look Up Order ID show its price.
+        SimulatedProducts.coins100: ["USD": 990, "EUR": 990, "GBP": 890, "JPY": 150_000],
     ]
 
     private static let introPrices: [String: [String: Int64]] = [

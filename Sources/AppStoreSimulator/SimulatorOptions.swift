@@ -48,6 +48,14 @@ public struct SimulatorOptions: Sendable {
     /// entry per distinct account: turn it off for verifyReceipt-only runs at very large scale.
     public var registersVerifiedReceipts: Bool
 
+    /// The app's App Store Server Notifications URL (one for both environments): Request a Test
+    /// Notification POSTs its `TEST` notification there, and `AppStoreSimulator.deliver` sends
+    /// any notification there. Nil: Request a Test Notification answers 404 `4040007`, as Apple
+    /// does for an app with no URL configured.
+    public var notificationURL: String?
+    /// Longest a notification POST waits for the receiver (then `TIMED_OUT`).
+    public var notificationTimeout: Duration
+
     // MARK: App Store Connect API
 
     /// `GET /v1/salesReports`: vendor number, team key, accepted version, hourly limit, faults.
@@ -66,7 +74,9 @@ public struct SimulatorOptions: Sendable {
         apiRateLimit: Double? = nil,
         registersVerifiedReceipts: Bool = true,
         notificationHistoryPageSize: Int = 20,
-        salesReports: SalesReportOptions = SalesReportOptions()
+        salesReports: SalesReportOptions = SalesReportOptions(),
+        notificationURL: String? = nil,
+        notificationTimeout: Duration = .seconds(30)
     ) {
         self.sharedSecret = sharedSecret
         self.latency = latency
@@ -81,6 +91,8 @@ public struct SimulatorOptions: Sendable {
         self.registersVerifiedReceipts = registersVerifiedReceipts
         self.notificationHistoryPageSize = notificationHistoryPageSize
         self.salesReports = salesReports
+        self.notificationURL = notificationURL
+        self.notificationTimeout = notificationTimeout
     }
 
     /// The simulated app's App Store id (also `receipt.adam_id` of production receipts).

@@ -119,17 +119,19 @@ struct SimulatorRequestRouter: Sendable {
 
     // MARK: App Store Server API
 
-    /// Order: route (unknown `/inApps` path → 404), method (GET; POST for Get Notification
-    /// History), bearer (401), rate limit (429), then the account's fault plan (the global one
-    /// for Get Notification History, which names no account; its signed payloads come from the
-    /// log as emitted, so trust-failure steps leave them as they are), then `ServerAPIResponder`.
+    /// Order: route (unknown `/inApps` path, or Look Up Order ID in the sandbox → 404 `4040000`),
+    /// method (`ServerAPIEndpoint.method`: POST for Get Notification History and Request a Test
+    /// Notification, GET for the others → 405), bearer (401), rate limit (429), then the
+    /// account's fault plan (the global one for the endpoints that name no account; Get
+    /// Notification History's signed payloads come from the log as emitted, so trust-failure
+    /// steps leave them as they are), then `ServerAPIResponder`.
     private func serverAPIReply(to request: SimulatorRequest) -> SimulatorReply {
         let route = ServerAPIRoute(path: request.path)
         statistics.recordServerAPIRequest(route)
         guard let route else {
             return SimulatorReply(delay: .zero, action: .answer(ServerAPIResponder.error(404, 4_040_000, "Not found.")))
         }
-        guard request.method == (route.endpoint == .notificationHistory ? .POST : .GET) else {
+        guard request.method.rawValue == route.endpoint.method else {
             return after(latency, .answer(ServerAPIResponder.error(405, 4_000_000, "Method not allowed.")))
         }
         if let bearer, !bearer.accepts(authorization: request.authorization) {

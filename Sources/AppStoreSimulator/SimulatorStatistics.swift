@@ -47,6 +47,14 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var transactionHistoryRequests: Int { serverAPIRequestsByEndpoint[.transactionHistory, default: 0] }
     /// Get Notification History requests.
     public var notificationHistoryRequests: Int { serverAPIRequestsByEndpoint[.notificationHistory, default: 0] }
+    /// Get Transaction Info requests.
+    public var transactionInfoRequests: Int { serverAPIRequestsByEndpoint[.transactionInfo, default: 0] }
+    /// Look Up Order ID requests.
+    public var orderLookupRequests: Int { serverAPIRequestsByEndpoint[.orderLookup, default: 0] }
+    /// Request a Test Notification requests.
+    public var testNotificationRequests: Int { serverAPIRequestsByEndpoint[.testNotification, default: 0] }
+    /// Get Test Notification Status requests.
+    public var testNotificationStatusRequests: Int { serverAPIRequestsByEndpoint[.testNotificationStatus, default: 0] }
     /// All Server API requests.
     public var serverAPIRequests: Int { serverAPIRequestsByEndpoint.values.reduce(0, +) }
 

@@ -23,7 +23,9 @@ struct SimulatorCommand: AsyncParsableCommand {
             'subrecon notifications import'; POST /inApps/v1/notifications/history serves them. \
             GET /v1/salesReports serves App Store Connect's daily Summary Sales Report (gzip) of \
             the accounts it knows, for --vendor-number; with --asc-key-file only JWTs signed by \
-            that team key are accepted.
+            that team key are accepted. Request a Test Notification POSTs a signed TEST \
+            notification to --notification-url. docs/simulator.md lists every endpoint and how \
+            to point Apple's App Store Server Library at the simulator.
 
             Example:
               subrecon simulator --port 8080 --latency-ms 100 --write-root-ca /tmp/sim-root.pem &
@@ -66,7 +68,9 @@ struct SimulatorCommand: AsyncParsableCommand {
     @Option(help: "Server API requests per second above which the simulator answers 429 (default: no limit).")
     var apiRateLimit: Double?
 
-    @Option(help: "POST the sample accounts' notifications to this URL once started (e.g. a `subrecon notifications serve`), as Apple would; each attempt is recorded in the notification history.")
+    @Option(
+        name: [.customLong("notification-url"), .customLong("notify-url")],
+        help: "The app's notification URL (e.g. a `subrecon notifications serve`): the sample accounts' notifications are POSTed there once started, and Request a Test Notification (POST /inApps/v1/notifications/test) sends its TEST notification there, as Apple would; each attempt is recorded in the notification history. Without it, Request a Test Notification answers 404 4040007.")
     var notifyURL: String?
 
     @Option(help: "Signed transactions per transaction-history page (Apple: 20).")
@@ -96,7 +100,7 @@ struct SimulatorCommand: AsyncParsableCommand {
         var options = SimulatorOptions(
             sharedSecret: secret, latency: .milliseconds(latencyMs), historyPageSize: historyPageSize,
             apiRateLimit: apiRateLimit, registersVerifiedReceipts: registerVerifiedReceipts,
-            salesReports: SalesReportOptions(vendorNumber: vendorNumber))
+            salesReports: SalesReportOptions(vendorNumber: vendorNumber), notificationURL: notifyURL)
         if let apiKeyFile {
             options.apiPublicKey = try Self.publicKey(of: apiKeyFile, kind: "an In-App Purchase key")
         }
@@ -116,7 +120,8 @@ struct SimulatorCommand: AsyncParsableCommand {
         // One "now" for both files, so the notifications are about the very accounts in the receipts.
         let sampleNowMs = ReconciliationJob.wallClockMs()
         let samples = DemoRun.sampleSubscribers(nowMs: sampleNowMs).map(\.subscriber)
-        if writeSampleReceipts != nil || writeNotifications != nil || notifyURL != nil {
+        let registersSamples = writeSampleReceipts != nil || writeNotifications != nil || notifyURL != nil
+        if registersSamples {
             simulator.register(samples)
         }
         if let writeSampleReceipts {
@@ -127,7 +132,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             let notifications = simulator.notifications(
                 for: samples, afterMs: 0, throughMs: sampleNowMs, sendAttempt: notifyURL == nil ? .success : nil)
             if let notifyURL { await Self.deliver(notifications, to: notifyURL, simulator: simulator) }
-            guard let writeNotifications else { return try await serve(simulator, port: actual) }
+            guard let writeNotifications else { return try await serve(simulator, port: actual, samples: samples) }
             do {
                 try notifications.map { $0.body + "\n" }.joined()
                     .write(toFile: writeNotifications, atomically: true, encoding: .utf8)
@@ -136,7 +141,7 @@ struct SimulatorCommand: AsyncParsableCommand {
                 throw ExitCode(73)
             }
         }
-        try await serve(simulator, port: actual)
+        try await serve(simulator, port: actual, samples: registersSamples ? samples : [])
     }
 
     /// The public half of the `.p8` at `path`; a configuration error (exit 2) naming it otherwise.
@@ -150,42 +155,39 @@ struct SimulatorCommand: AsyncParsableCommand {
         return key.publicKey
     }
 
-    private func serve(_ simulator: AppStoreSimulator, port actual: UInt16) async throws {
+    /// Prints where everything is served (and, with sample accounts, ids of the first to ask
+    /// about), then serves until cancelled.
+    private func serve(_ simulator: AppStoreSimulator, port actual: UInt16, samples: [SimulatedSubscriber]) async throws {
+        var sample = ""
+        if let first = samples.first {
+            sample = "  Sample account \(first.id): transaction \(first.transactionID()), order \(first.orderID())\n"
+        }
         Console.out(
             "App Store simulator on 127.0.0.1:\(actual)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n"
                 + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n"
-                + "  Sales reports: \(simulator.salesReportsURL) (SUBRECON_ASC_URL \(simulator.appStoreConnectBaseURL), vendor \(vendorNumber))\n")
+                + "  Sales reports: \(simulator.salesReportsURL) (SUBRECON_ASC_URL \(simulator.appStoreConnectBaseURL), vendor \(vendorNumber))\n"
+                + sample)
         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
     }
 
-    /// POSTs each notification to `url` as Apple does, and records each attempt's result in the
-    /// simulator's notification history (what `notifications backfill` then sees). One attempt
-    /// each: a receiver that refused one finds it in the history.
+    /// POSTs each notification to the simulator's notification URL as Apple does, and records
+    /// each attempt's result in the simulator's notification history (what `notifications
+    /// backfill` then sees). One attempt each: a receiver that refused one finds it in the history.
     static func deliver(_ notifications: [SimulatedNotification], to url: String, simulator: AppStoreSimulator) async {
-        let client = CurlTransport(maxConnections: 4)
-        defer { client.shutdown() }
-        var answered: [Int: Int] = [:]
         // The receiver may still be starting (it reads the root this simulator just wrote): wait
         // up to a minute for it to answer anything at all.
+        let probe = CurlTransport(maxConnections: 1)
         for _ in 0..<120 {
-            if (try? await client.send(HTTPRequest(url: url, method: "GET", timeout: .seconds(2)))) != nil { break }
+            if (try? await probe.send(HTTPRequest(url: url, method: "GET", timeout: .seconds(2)))) != nil { break }
             try? await Task.sleep(for: .milliseconds(500))
         }
+        probe.shutdown()
+        var results: [String: Int] = [:]
         for notification in notifications {
-            let result: NotificationSendAttemptResult
-            do {
-                let response = try await client.send(
-                    HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: notification.bodyBytes,
-                                timeout: .seconds(30)))
-                answered[response.status, default: 0] += 1
-                result = (200..<207).contains(response.status) ? .success : .unsuccessfulHTTPResponseCode
-            } catch {
-                answered[0, default: 0] += 1
-                result = error == .timedOut(url: url) ? .timedOut : .noResponse
-            }
-            simulator.recordSendAttempt(result, notificationUUID: notification.notificationUUID, atMs: ReconciliationJob.wallClockMs())
+            let result = await simulator.deliver(notification)
+            results[result?.rawValue ?? "not sent", default: 0] += 1
         }
-        let summary = answered.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key == 0 ? "no answer" : "HTTP \($0.key)")" }
+        let summary = results.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }
         Console.out("delivered \(notifications.count) notification(s) to \(url): \(summary.joined(separator: ", "))\n")
     }
 }

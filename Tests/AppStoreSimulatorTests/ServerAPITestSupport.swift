@@ -138,9 +138,34 @@ extension AppStoreSimulator {
         return base + "?revision=" + (revision.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? revision)
     }
 
+    func serverAPIURL(_ path: String, _ environment: SimulatedEnvironment = .production) -> String {
+        (environment == .production ? serverAPIProductionBaseURL : serverAPISandboxBaseURL) + path
+    }
+
+    func transactionInfoURL(_ transactionID: Int64, _ environment: SimulatedEnvironment = .production) -> String {
+        serverAPIURL("/inApps/v1/transactions/\(transactionID)", environment)
+    }
+
+    func orderLookupURL(_ orderID: String, _ environment: SimulatedEnvironment = .production) -> String {
+        serverAPIURL("/inApps/v1/lookup/" + orderID, environment)
+    }
+
+    func testNotificationURL(_ environment: SimulatedEnvironment = .production) -> String {
+        serverAPIURL("/inApps/v1/notifications/test", environment)
+    }
+
+    func testNotificationStatusURL(_ token: String, _ environment: SimulatedEnvironment = .production) -> String {
+        serverAPIURL("/inApps/v1/notifications/test/" + token, environment)
+    }
+
     var leafPublicKey: P256.Signing.PublicKey {
         try! P256.Signing.PublicKey(x963Representation: signingAuthority.leafPublicKeyX963)
     }
+}
+
+/// Apple's `errorCode` of an error answer (nil when the body is not Apple's error JSON).
+func appleErrorCode(_ result: HTTPResult) -> Int? {
+    (try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any])?["errorCode"] as? Int
 }
 
 /// Apple's status code for the state names the scenarios use.

@@ -135,15 +135,7 @@ struct NotificationHistoryResponder: Sendable {
         json.beginArray()
         for entry in page {
             json.beginObject()
-            json.key("sendAttempts")
-            json.beginArray()
-            for attempt in entry.sendAttempts {
-                json.beginObject()
-                json.field("attemptDate", number: attempt.attemptDateMs)
-                json.field("sendAttemptResult", attempt.result.rawValue)
-                json.endObject()
-            }
-            json.endArray()
+            writeSendAttempts(entry.sendAttempts, to: &json)
             json.key("signedPayload")
             json.unescapedString { $0.append(contentsOf: entry.notification.signedPayload.utf8) }
             json.endObject()
@@ -151,6 +143,20 @@ struct NotificationHistoryResponder: Sendable {
         json.endArray()
         json.endObject()
         return json.bytes
+    }
+
+    /// `"sendAttempts":[{"attemptDate":ms,"sendAttemptResult":"SUCCESS"},…]`, oldest first (also
+    /// Get Test Notification Status's).
+    static func writeSendAttempts(_ attempts: [NotificationSendAttempt], to json: inout JSONByteWriter) {
+        json.key("sendAttempts")
+        json.beginArray()
+        for attempt in attempts {
+            json.beginObject()
+            json.field("attemptDate", number: attempt.attemptDateMs)
+            json.field("sendAttemptResult", attempt.result.rawValue)
+            json.endObject()
+        }
+        json.endArray()
     }
 
     /// An Apple error answer as a failure value.

@@ -51,6 +51,11 @@ final class SimulatedNotificationLog: Sendable {
         }
     }
 
+    /// The logged notification with `notificationUUID`, with its attempts so far.
+    func entry(notificationUUID: String) -> NotificationHistoryEntry? {
+        state.withLock { state in state.positionByUUID[notificationUUID].map { state.entries[$0] } }
+    }
+
     /// The logged notifications `isIncluded` keeps, ordered by `signedDate`, then by first recording.
     func entries(where isIncluded: (NotificationHistoryEntry) -> Bool = { _ in true }) -> [NotificationHistoryEntry] {
         let kept = state.withLock { $0.entries.filter(isIncluded) }

@@ -60,10 +60,12 @@ struct ServerAPIBodyRenderer {
 
     /// `StatusResponse`: one `data` item per subscription group (in slot order of first
     /// appearance), one `lastTransactions` item per subscription, carrying its newest transaction
-    /// (by expiry: for an upgrade the new product's) and its renewal info.
-    func statusesBody() -> [UInt8] {
+    /// (by expiry: for an upgrade the new product's) and its renewal info. With `statuses` (the
+    /// `status` query filter), only subscriptions in one of them, and only groups that keep one.
+    func statusesBody(statuses: Set<Int>? = nil) -> [UInt8] {
         var groups: [(group: String, timelines: [SubscriptionTimeline])] = []
         for timeline in timelines {
+            if let statuses, !statuses.contains(Self.status(of: timeline, nowMs: nowMs)) { continue }
             let group = SimulatedProducts.subscriptionGroup(of: timeline.newestTransaction.productID)
             if let position = groups.firstIndex(where: { $0.group == group }) {
                 groups[position].timelines.append(timeline)

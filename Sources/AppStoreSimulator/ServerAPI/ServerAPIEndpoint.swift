@@ -2,25 +2,52 @@
 /// production under `/inApps/...`, the sandbox under `/sandbox/inApps/...` (so a worker's
 /// production base URL is `http://HOST:PORT` and its sandbox base URL `http://HOST:PORT/sandbox`).
 public enum ServerAPIEndpoint: String, Sendable, Hashable, CaseIterable {
-    /// Get All Subscription Statuses: `GET /inApps/v1/subscriptions/{transactionId}`.
+    /// Get All Subscription Statuses: `GET /inApps/v1/subscriptions/{transactionId}[?status=…]`.
     case subscriptionStatuses
     /// Get Transaction History v2: `GET /inApps/v2/history/{transactionId}[?revision=…]`.
     case transactionHistory
     /// Get Notification History: `POST /inApps/v1/notifications/history[?paginationToken=…]`
     /// with a JSON `NotificationHistoryRequest` body (no id in the path).
     case notificationHistory
+    /// Get Transaction Info: `GET /inApps/v1/transactions/{transactionId}`.
+    case transactionInfo
+    /// Look Up Order ID: `GET /inApps/v1/lookup/{orderId}` (production only, as Apple's).
+    case orderLookup
+    /// Request a Test Notification: `POST /inApps/v1/notifications/test` (no id in the path).
+    case testNotification
+    /// Get Test Notification Status: `GET /inApps/v1/notifications/test/{testNotificationToken}`.
+    case testNotificationStatus
 
-    /// The path before the transaction id, in production (the whole path for
-    /// `notificationHistory`, which has none).
+    /// The path before the path parameter, in production (the whole path for the endpoints that
+    /// have none: `notificationHistory`, `testNotification`).
     public var pathPrefix: String {
         switch self {
         case .subscriptionStatuses: "/inApps/v1/subscriptions/"
         case .transactionHistory: "/inApps/v2/history/"
         case .notificationHistory: "/inApps/v1/notifications/history"
+        case .transactionInfo: "/inApps/v1/transactions/"
+        case .orderLookup: "/inApps/v1/lookup/"
+        case .testNotification: "/inApps/v1/notifications/test"
+        case .testNotificationStatus: "/inApps/v1/notifications/test/"
         }
     }
 
-    /// The path prefix before the transaction id in `environment`.
+    /// Whether the path ends in a parameter (a transaction id, an order id, a token).
+    var hasPathParameter: Bool {
+        self != .notificationHistory && self != .testNotification
+    }
+
+    /// The one method Apple serves it with; any other answers 405.
+    var method: String {
+        self == .notificationHistory || self == .testNotification ? "POST" : "GET"
+    }
+
+    /// Apple serves Look Up Order ID in production only: the sandbox has no order ids.
+    func isServed(in environment: SimulatedEnvironment) -> Bool {
+        self != .orderLookup || environment == .production
+    }
+
+    /// The path prefix before the path parameter in `environment`.
     public func pathPrefix(in environment: SimulatedEnvironment) -> String {
         environment == .sandbox ? ServerAPIRoute.sandboxPrefix + pathPrefix : pathPrefix
     }
@@ -32,8 +59,9 @@ struct ServerAPIRoute: Sendable, Hashable {
 
     var endpoint: ServerAPIEndpoint
     var environment: SimulatedEnvironment
-    /// The `{transactionId}` path component, unparsed (empty for `notificationHistory`).
-    var transactionID: Substring
+    /// The path parameter, unparsed: `{transactionId}`, `{orderId}` or `{testNotificationToken}`
+    /// (empty for the endpoints without one).
+    var parameter: Substring
 
     /// Whether `path` is under `/inApps/` or `/sandbox/inApps/` (Server API rules apply: bearer,
     /// rate limit, JSON error bodies).
@@ -49,18 +77,18 @@ struct ServerAPIRoute: Sendable, Hashable {
             rest = rest.dropFirst(Self.sandboxPrefix.utf8.count)
             environment = .sandbox
         }
-        if rest == ServerAPIEndpoint.notificationHistory.pathPrefix {
-            endpoint = .notificationHistory
-            self.environment = environment
-            transactionID = ""
+        self.environment = environment
+        // Exact paths first: `/notifications/test` is also the prefix of the status endpoint's.
+        if let exact = ServerAPIEndpoint.allCases.first(where: { !$0.hasPathParameter && rest == $0.pathPrefix }) {
+            endpoint = exact
+            parameter = ""
             return
         }
-        for endpoint in ServerAPIEndpoint.allCases where endpoint != .notificationHistory && rest.hasPrefix(endpoint.pathPrefix) {
-            let id = rest.dropFirst(endpoint.pathPrefix.utf8.count)
-            guard !id.isEmpty, !id.contains("/") else { return nil }
+        for endpoint in ServerAPIEndpoint.allCases where endpoint.hasPathParameter && rest.hasPrefix(endpoint.pathPrefix) {
+            let value = rest.dropFirst(endpoint.pathPrefix.utf8.count)
+            guard !value.isEmpty, !value.contains("/"), endpoint.isServed(in: environment) else { return nil }
             self.endpoint = endpoint
-            self.environment = environment
-            self.transactionID = id
+            parameter = value
             return
         }
         return nil

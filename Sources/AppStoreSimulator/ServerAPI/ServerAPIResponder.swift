@@ -1,21 +1,28 @@
 import Foundation
 
-/// The Server API's pure core: one `GET` of a routed path → Apple's answer for a given "now".
-/// No I/O; the bearer check, the rate limit and faults are applied around it by the router.
+/// The Server API's pure core: one routed request → Apple's answer for a given "now". No I/O
+/// (a test notification's POST is handed to `NotificationDelivery`, which sends it in the
+/// background); the bearer check, the rate limit and faults are applied around it by the router.
 ///
-/// Checks, in order:
+/// The endpoints named by a transaction id (Get All Subscription Statuses, Get Transaction
+/// History, Get Transaction Info) check, in order:
 /// 1. the transaction id is not a positive decimal number → 400 `4000006`;
-/// 2. no known account has it, the account belongs to the other environment, or the id does not
+/// 2. Get All Subscription Statuses: a `status` value that is not 1…5 → 400 `4000031`;
+/// 3. no known account has it, the account belongs to the other environment, or the id does not
 ///    exist yet at "now" → 404 `4040010` (so "production first, then the sandbox once" sees the
 ///    production 404 for a Sandbox account);
-/// 3. the account's `fixedStatus`: 21003 (`invalidReceipt`: the receipt could not be
+/// 4. the account's `fixedStatus`: 21003 (`invalidReceipt`: the receipt could not be
 ///    authenticated, i.e. Apple knows no such purchase) → 404 `4040010`, so the worker finds it in
 ///    neither environment and records `invalid`, as it does for 21003; 21010 (`accountGone`) →
 ///    404 `4040001` AccountNotFound, the Server API's "account not found, do not retry";
 ///    21100–21199 (Apple's internal, retryable) → 500 `5000001`; any other → 404 `4040010`;
-/// 4. otherwise 200 with the account's state at "now".
+/// 5. otherwise 200 with the account's state at "now" (Get Transaction Info: 404 `4040010` for a
+///    transaction older than the newest 100 of its subscription, which the simulator keeps no more).
 ///
-/// Get Notification History names no account in its path: it goes to `NotificationHistoryResponder`.
+/// Look Up Order ID answers 200 always: `{"status":0,"signedTransactions":[…]}` for an order of a
+/// production account that exists at "now" (`SimulatedOrderID`), else `{"status":1}`.
+/// Get Notification History goes to `NotificationHistoryResponder`, the test notification
+/// endpoints to `TestNotificationResponder`.
 struct ServerAPIResponder: Sendable {
     let authority: LazySigningAuthority
     let registry: SimulatedAccountRegistry
@@ -24,25 +31,45 @@ struct ServerAPIResponder: Sendable {
     let historyPageSize: Int
     /// A `var` with a default so tests that only need the transaction endpoints can leave it out.
     var notificationHistory = NotificationHistoryResponder(log: SimulatedNotificationLog(), pageSize: 20)
+    /// Nil answers Request a Test Notification as for an app without a notification URL.
+    var testNotifications: TestNotificationResponder?
 
     static let jsonHeaders = ["Content-Type": "application/json"]
 
     /// The account a route names, when it names one that exists in its environment (used for
     /// fault plans before answering, and by `respond`).
     func account(for route: ServerAPIRoute) -> (SimulatedSubscriber, SimulatedAccountRegistry.Reference)? {
-        guard let id = Self.transactionID(route.transactionID) else { return nil }
-        return registry.lookUp(transactionID: id)
+        let id = switch route.endpoint {
+        case .subscriptionStatuses, .transactionHistory, .transactionInfo: Self.transactionID(route.parameter)
+        case .orderLookup: SimulatedOrderID.transactionID(orderID: route.parameter)
+        case .notificationHistory, .testNotification, .testNotificationStatus: Int64?.none
+        }
+        return id.flatMap(registry.lookUp(transactionID:))
     }
 
     func respond(
         to route: ServerAPIRoute, query: Substring?, body: [UInt8] = [], nowMs: Int64,
         variant: SignedDataVariant = .valid
     ) -> SimulatedHTTPResponse {
-        if route.endpoint == .notificationHistory {
+        switch route.endpoint {
+        case .notificationHistory:
             return notificationHistory.respond(body: body, query: query, environment: route.environment, nowMs: nowMs)
+        case .testNotification, .testNotificationStatus:
+            return testNotifications?.respond(to: route, nowMs: nowMs, variant: variant) ?? TestNotificationResponder.urlNotFound
+        case .orderLookup:
+            return lookUpOrder(route, nowMs: nowMs, variant: variant)
+        case .subscriptionStatuses, .transactionHistory, .transactionInfo:
+            break
         }
-        guard Self.transactionID(route.transactionID) != nil else {
+        guard Self.transactionID(route.parameter) != nil else {
             return Self.error(400, 4_000_006, "Invalid transaction id.")
+        }
+        var statuses: Set<Int>?
+        if route.endpoint == .subscriptionStatuses {
+            guard let filter = Self.statusFilter(query) else {
+                return Self.error(400, 4_000_031, "Invalid request. The status parameter is invalid.")
+            }
+            statuses = filter.isEmpty ? nil : filter
         }
         guard let (subscriber, reference) = account(for: route),
               subscriber.environment == route.environment,
@@ -62,8 +89,7 @@ struct ServerAPIResponder: Sendable {
             appAppleID: appAppleID, authority: authority.value, variant: variant)
         switch route.endpoint {
         case .subscriptionStatuses:
-            return SimulatedHTTPResponse(
-                httpStatus: 200, headers: Self.jsonHeaders, body: renderer.statusesBody(), appleStatus: nil)
+            return Self.ok(renderer.statusesBody(statuses: statuses))
         case .transactionHistory:
             var after = ServerAPIBodyRenderer.HistoryKey.start
             if let revision = Self.queryValue("revision", in: query), !revision.isEmpty {
@@ -72,12 +98,45 @@ struct ServerAPIResponder: Sendable {
                 }
                 after = key
             }
-            return SimulatedHTTPResponse(
-                httpStatus: 200, headers: Self.jsonHeaders,
-                body: renderer.historyBody(after: after, pageSize: historyPageSize), appleStatus: nil)
-        case .notificationHistory:
-            preconditionFailure("Get Notification History is answered before any account lookup")
+            return Self.ok(renderer.historyBody(after: after, pageSize: historyPageSize))
+        case .transactionInfo:
+            guard let signed = renderer.signedTransaction(at: reference) else { return Self.transactionNotFound }
+            return Self.ok(ServerAPIBodyRenderer.transactionInfoBody(signed))
+        case .notificationHistory, .testNotification, .testNotificationStatus, .orderLookup:
+            preconditionFailure("answered before any transaction id lookup")
         }
+    }
+
+    /// Look Up Order ID (routed in production only). Apple's answer for an order id it does not
+    /// know is 200 `{"status":1}`, whatever the reason: malformed, another app's, or an account
+    /// Apple lost (`fixedStatus`).
+    private func lookUpOrder(_ route: ServerAPIRoute, nowMs: Int64, variant: SignedDataVariant) -> SimulatedHTTPResponse {
+        guard let (subscriber, reference) = account(for: route),
+              subscriber.environment == route.environment,
+              subscriber.fixedStatus == nil || subscriber.fixedStatus == 0,
+              Self.exists(reference, in: subscriber, nowMs: nowMs)
+        else {
+            return Self.ok(ServerAPIBodyRenderer.orderLookupBody([]))
+        }
+        let renderer = ServerAPIBodyRenderer(
+            subscriber: subscriber, environment: route.environment, nowMs: nowMs, bundleID: bundleID,
+            appAppleID: appAppleID, authority: authority.value, variant: variant)
+        return Self.ok(ServerAPIBodyRenderer.orderLookupBody(renderer.signedTransaction(at: reference).map { [$0] } ?? []))
+    }
+
+    /// The `status` filter of Get All Subscription Statuses: every `status` value (repeatable),
+    /// empty when there is none; nil when one is not 1…5.
+    static func statusFilter(_ query: Substring?) -> Set<Int>? {
+        var statuses: Set<Int> = []
+        for value in queryValues("status", in: query) {
+            guard value.utf8.count == 1, let status = Int(value), (1...5).contains(status) else { return nil }
+            statuses.insert(status)
+        }
+        return statuses
+    }
+
+    private static func ok(_ body: [UInt8]) -> SimulatedHTTPResponse {
+        SimulatedHTTPResponse(httpStatus: 200, headers: jsonHeaders, body: body, appleStatus: nil)
     }
 
     /// Whether the transaction `reference` points at exists at `nowMs`.
@@ -99,14 +158,20 @@ struct ServerAPIResponder: Sendable {
 
     /// The first value of `name` in a query string, percent-decoded.
     static func queryValue(_ name: String, in query: Substring?) -> String? {
-        guard let query else { return nil }
+        queryValues(name, in: query).first
+    }
+
+    /// Every value of `name` in a query string, in order, percent-decoded.
+    static func queryValues(_ name: String, in query: Substring?) -> [String] {
+        guard let query else { return [] }
+        var values: [String] = []
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.first.map(String.init) == name else { continue }
             let raw = parts.count > 1 ? String(parts[1]) : ""
-            return raw.removingPercentEncoding ?? raw
+            values.append(raw.removingPercentEncoding ?? raw)
         }
-        return nil
+        return values
     }
 
     static let transactionNotFound = error(404, 4_040_010, "Transaction id not found.")
