@@ -55,20 +55,23 @@ import Testing
     @Test func aKilledWorkersReceiptsAreVerifiedAfterItsClaimsRunOutAndNothingIsLostOrDuplicated() async throws {
         let world = try await TestWorld.make(latency: .milliseconds(100), store: .postgres)
         defer { Task { await world.close() } }
-        try await importActive(world, count: 120)
-        let env = environment(world)
+        // 600 receipts: the doomed worker (one request at a time) would take a minute, so the test
+        // catches it mid-run even when parallel suites starve this task for many seconds.
+        let receipts = 600
+        try await importActive(world, count: receipts)
+        // The live workers run wide, so each finishes well within the dead worker's claim timeout.
+        let env = environment(world, ["SUBRECON_CONCURRENCY": "64"])
 
-        // One request at a time (12 s for all 120 at 100 ms), so a busy test machine still
+        // One request at a time (60 s for all 600 at 100 ms), so a busy test machine still
         // catches it mid-run.
         let doomed = try SubreconBinary.start(
-            ["run", "--claim-timeout", "2"], environment: environment(world, ["SUBRECON_CONCURRENCY": "1"]),
+            ["run", "--claim-timeout", "5"], environment: environment(world, ["SUBRECON_CONCURRENCY": "1"]),
             folder: world.folder)
         // Killed mid-run: some receipts written, others claimed and in flight.
-        // (Up to a minute: on a machine busy with builds the worker took over 20 s to write ten.)
         for _ in 0..<1200 where try await world.count("SELECT COUNT(*) FROM run_items") < 10 {
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(try await world.count("SELECT COUNT(*) FROM run_items") < 120, "the worker finished before the kill")
+        #expect(try await world.count("SELECT COUNT(*) FROM run_items") < receipts, "the worker finished before the kill")
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL") > 0)
         kill(doomed.processIdentifier, SIGKILL)
         _ = await SubreconBinary.wait(doomed)
@@ -76,24 +79,24 @@ import Testing
         #expect(stranded > 0)
 
         // A worker starting at once leaves the dead worker's claims alone while they last…
-        let during = try await SubreconBinary.run(["run", "--claim-timeout", "2"], environment: env)
+        let during = try await SubreconBinary.run(["run", "--claim-timeout", "5"], environment: env)
         #expect(during.exitCode == 0, "\(during.stderr)")
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL") == stranded)
         // …and once they have run out, the next run verifies those receipts.
-        try await Task.sleep(for: .milliseconds(2500))
-        let after = try await SubreconBinary.run(["run", "--claim-timeout", "2"], environment: env)
+        try await Task.sleep(for: .milliseconds(5500))
+        let after = try await SubreconBinary.run(["run", "--claim-timeout", "5"], environment: env)
         #expect(after.exitCode == 0, "\(after.stderr)")
 
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by IS NOT NULL") == 0)
         #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE last_verified_at IS NULL") == 0)
-        #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 120)
+        #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == receipts)
         // One renewal record per period, whoever wrote it.
         let renewals = try await world.count("SELECT COUNT(*) FROM renewals")
-        #expect(renewals == 120)
+        #expect(renewals == receipts)
         // Every receipt the dead worker did not write was verified once by a live worker; its run
         // is recorded as interrupted.
         let writtenByTheDead = try await world.count("SELECT COUNT(*) FROM run_items WHERE run_id = 1")
-        #expect(try await world.count("SELECT COUNT(*) FROM run_items WHERE run_id <> 1") == 120 - writtenByTheDead)
+        #expect(try await world.count("SELECT COUNT(*) FROM run_items WHERE run_id <> 1") == receipts - writtenByTheDead)
         let runs = try await world.report(.runs)
         #expect(runs.first?["status"] == "interrupted", "\(runs)")
         #expect(runs.dropFirst().allSatisfy { $0["status"] == "completed" })
