@@ -136,7 +136,10 @@ public final class AppStoreSimulator: Sendable {
                 notificationHistory: NotificationHistoryResponder(
                     log: notificationLog, pageSize: max(1, options.notificationHistoryPageSize)),
                 testNotifications: TestNotificationResponder(emitter: notificationEmitter, delivery: notificationDelivery)),
-            bearer: options.apiPublicKeyX963.map { ServerAPIBearerVerifier(publicKeyX963: $0, bundleID: options.bundleID) },
+            bearer: options.apiPublicKeyX963.map {
+                ServerAPIBearerVerifier(
+                    publicKeyX963: $0, bundleID: options.bundleID, keyID: options.apiKeyID, issuerID: options.apiIssuerID)
+            },
             rateLimiter: options.apiRateLimit.map { ServerAPIRateLimiter(ratePerSecond: $0) },
             registersVerifiedReceipts: options.registersVerifiedReceipts,
             clock: options.clock,

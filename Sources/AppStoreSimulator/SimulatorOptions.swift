@@ -25,15 +25,20 @@ public struct SimulatorOptions: Sendable {
     // MARK: App Store Server API
 
     /// The public key of the In-App Purchase key the client signs its bearer JWTs with. When set,
-    /// every `/inApps` request needs `Authorization: Bearer <JWT>` (ES256 by this key, `aud`
-    /// "appstoreconnect-v1", `bid` = `bundleID`, `exp` in the future, `exp - iat` ≤ 3600 s);
-    /// anything else gets 401 with a plain-text body, as from Apple. Nil accepts any request.
+    /// every `/inApps` request needs `Authorization: Bearer <JWT>` (ES256 by this key, a `kid`, a
+    /// non-empty `iss`, `aud` "appstoreconnect-v1", `bid` = `bundleID`, `exp` in the future and
+    /// at most 3600 s after `iat`, or from now when there is no `iat`, as Apple's own library
+    /// sends); anything else gets 401 with a plain-text body, as from Apple. Nil accepts any request.
     public var apiPublicKey: P256.Signing.PublicKey? {
         get { apiPublicKeyX963.flatMap { try? P256.Signing.PublicKey(x963Representation: $0) } }
         set { apiPublicKeyX963 = newValue.map { Array($0.x963Representation) } }
     }
     /// `apiPublicKey` as X9.63 bytes (swift-crypto keys are not `Sendable`).
     public var apiPublicKeyX963: [UInt8]?
+    /// The key id a bearer token's `kid` must be (with `apiPublicKey`); nil accepts any non-empty one.
+    public var apiKeyID: String?
+    /// The issuer id a bearer token's `iss` must be (with `apiPublicKey`); nil accepts any non-empty one.
+    public var apiIssuerID: String?
     /// `appAppleId` of production Server API answers (the sandbox has none).
     public var appAppleID: Int64
     /// Signed transactions per Get Transaction History page (Apple: 20).

@@ -56,8 +56,14 @@ struct SimulatorCommand: AsyncParsableCommand {
     @Option(help: "Write the root certificate (PEM) that Server API signatures chain to, for SUBRECON_APPLE_ROOT_CA_FILE.")
     var writeRootCA: String?
 
-    @Option(help: "An In-App Purchase key (.p8): the Server API then accepts only JWTs signed by it (401 otherwise).")
+    @Option(help: "An In-App Purchase key (.p8): the Server API then accepts only JWTs signed by it (401 otherwise), with or without iat, as Apple's servers do.")
     var apiKeyFile: String?
+
+    @Option(help: "With --api-key-file: the key's id, which a JWT's kid must then be (default: any non-empty kid).")
+    var apiKeyID: String?
+
+    @Option(help: "With --api-key-file: the issuer id, which a JWT's iss must then be (default: any non-empty iss).")
+    var apiIssuerID: String?
 
     @Option(help: "A team App Store Connect API key (.p8): /v1/salesReports then accepts only JWTs signed by it (401 otherwise).")
     var ascKeyFile: String?
@@ -84,6 +90,9 @@ struct SimulatorCommand: AsyncParsableCommand {
         if let apiRateLimit, !(apiRateLimit > 0) { throw ValidationError("--api-rate-limit must be more than 0") }
         if historyPageSize < 1 { throw ValidationError("--history-page-size must be at least 1") }
         if vendorNumber.isEmpty { throw ValidationError("--vendor-number must not be empty") }
+        if apiKeyFile == nil, apiKeyID != nil || apiIssuerID != nil {
+            throw ValidationError("--api-key-id and --api-issuer-id go with --api-key-file")
+        }
     }
 
     func run() async throws {
@@ -103,6 +112,8 @@ struct SimulatorCommand: AsyncParsableCommand {
             salesReports: SalesReportOptions(vendorNumber: vendorNumber), notificationURL: notifyURL)
         if let apiKeyFile {
             options.apiPublicKey = try Self.publicKey(of: apiKeyFile, kind: "an In-App Purchase key")
+            options.apiKeyID = apiKeyID
+            options.apiIssuerID = apiIssuerID
         }
         if let ascKeyFile {
             options.salesReports.ascPublicKey = try Self.publicKey(of: ascKeyFile, kind: "a team App Store Connect API key")

@@ -46,6 +46,62 @@ import Testing
         }
     }
 
+    /// Apple's own App Store Server Library signs no `iat`, and Apple's servers accept its tokens;
+    /// everything else is still checked, and `kid`/`iss` against the configured ids.
+    @Test func bearerTokensWithoutIssuedAtAreAcceptedAsApplesServersDo() async throws {
+        let key = P256.Signing.PrivateKey()
+        var options = options(key: key)
+        options.apiKeyID = "2X9R4HXF34"
+        options.apiIssuerID = "57246542-96fe-1a63-e053-0824d011072a"
+        try await withSimulator(options) { simulator in
+            simulator.register(SimulatedScenario.active.subscriber(id: 7, nowMs: now))
+            let url = simulator.statusesURL(originalID(7))
+            let wallNow = Int64(Date().timeIntervalSince1970)
+
+            #expect(try await apiGet(url, bearer: try makeBearer(key: key)).status == 200, "with iat")
+            // As Apple's library makes it: exp 5 minutes from now, no iat.
+            let applesShape = try makeBearer(key: key, issuedAt: wallNow, lifetime: 300, withIssuedAt: false)
+            #expect(try await apiGet(url, bearer: applesShape).status == 200, "without iat")
+            #expect(try await apiGet(simulator.historyURL(originalID(7)), bearer: applesShape).status == 200)
+
+            let refused: [(String, Comment)] = [
+                (try makeBearer(key: P256.Signing.PrivateKey(), withIssuedAt: false), "another key"),
+                (try makeBearer(key: key, bundleID: "com.example.other", withIssuedAt: false), "another app"),
+                (try makeBearer(key: key, issuedAt: wallNow - 400, lifetime: 300, withIssuedAt: false), "expired"),
+                (try makeBearer(key: key, issuedAt: wallNow, lifetime: 3700, withIssuedAt: false), "over an hour from now"),
+                (try makeBearer(key: key, lifetime: 3601), "over an hour after iat"),
+                (try makeBearer(key: key, keyID: nil), "no kid"),
+                (try makeBearer(key: key, keyID: "OTHERKEY01"), "another key id"),
+                (try makeBearer(key: key, issuer: nil), "no iss"),
+                (try makeBearer(key: key, issuer: ""), "empty iss"),
+                (try makeBearer(key: key, issuer: "69a6de7e-0000-47e3-e053-5b8c7c11a4d1"), "another issuer"),
+            ]
+            for (bearer, comment) in refused {
+                #expect(try await apiGet(url, bearer: bearer).status == 401, comment)
+            }
+            #expect(simulator.statistics().serverAPIUnauthorized == refused.count)
+        }
+    }
+
+    /// The lifetime limits to the second, on the verifier itself (the wall clock would blur them).
+    @Test func tokenLifetimeIsAtMostAnHourFromIssuedAtOrFromNow() throws {
+        let key = P256.Signing.PrivateKey()
+        let verifier = ServerAPIBearerVerifier(
+            publicKeyX963: Array(key.publicKey.x963Representation), bundleID: SimulatedProducts.bundleID)
+        let issuedAt = Int64(Date().timeIntervalSince1970)
+        let nowMs = issuedAt * 1000
+        func accepts(_ token: String) -> Bool { verifier.accepts(authorization: "Bearer " + token, nowMs: nowMs) }
+        #expect(accepts(try makeBearer(key: key, issuedAt: issuedAt, lifetime: 3600, withIssuedAt: false)))
+        #expect(!accepts(try makeBearer(key: key, issuedAt: issuedAt, lifetime: 3601, withIssuedAt: false)))
+        #expect(accepts(try makeBearer(key: key, issuedAt: issuedAt - 100, lifetime: 3600)))
+        #expect(!accepts(try makeBearer(key: key, issuedAt: issuedAt - 100, lifetime: 3601)), "iat rules when present")
+        #expect(!accepts(try makeBearer(key: key, issuedAt: issuedAt - 1, lifetime: 1, withIssuedAt: false)), "exp now")
+        // Without a configured key id or issuer, any non-empty one passes; absent ones never do.
+        #expect(accepts(try makeBearer(key: key, issuedAt: issuedAt, keyID: "ANYKEY0001", issuer: "any-issuer")))
+        #expect(!accepts(try makeBearer(key: key, issuedAt: issuedAt, keyID: "")))
+        #expect(!accepts(try makeBearer(key: key, issuedAt: issuedAt, issuer: nil)))
+    }
+
     @Test func anAcceptedTokenIsRememberedOnlyByItsExactBytesAndOnlyUntilItExpires() throws {
         let key = P256.Signing.PrivateKey()
         let verifier = ServerAPIBearerVerifier(

@@ -106,15 +106,20 @@ struct DecodedJWS {
     }
 }
 
-/// An App Store Server API bearer token (ES256, raw R||S) with chosen claims.
+/// An App Store Server API bearer token (ES256, raw R||S) with chosen claims; a nil `keyID` or
+/// `issuer` and `withIssuedAt: false` leave that member out (Apple's own library sends no `iat`).
 func makeBearer(
     key: P256.Signing.PrivateKey, bundleID: String = SimulatedProducts.bundleID,
     issuedAt: Int64 = Int64(Date().timeIntervalSince1970) - 60, lifetime: Int64 = 1800,
-    audience: String = "appstoreconnect-v1"
+    audience: String = "appstoreconnect-v1", withIssuedAt: Bool = true,
+    keyID: String? = "2X9R4HXF34", issuer: String? = "57246542-96fe-1a63-e053-0824d011072a"
 ) throws -> String {
-    let header = #"{"alg":"ES256","kid":"2X9R4HXF34","typ":"JWT"}"#
-    let claims = #"{"iss":"57246542-96fe-1a63-e053-0824d011072a","iat":\#(issuedAt),"exp":\#(issuedAt + lifetime),"#
-        + #""aud":"\#(audience)","bid":"\#(bundleID)"}"#
+    let header = #"{"alg":"ES256","# + (keyID.map { #""kid":"\#($0)","# } ?? "") + #""typ":"JWT"}"#
+    var members: [String] = []
+    if let issuer { members.append(#""iss":"\#(issuer)""#) }
+    if withIssuedAt { members.append(#""iat":\#(issuedAt)"#) }
+    members += [#""exp":\#(issuedAt + lifetime)"#, #""aud":"\#(audience)""#, #""bid":"\#(bundleID)""#]
+    let claims = "{" + members.joined(separator: ",") + "}"
     let input = base64URLEncode(Array(header.utf8)) + "." + base64URLEncode(Array(claims.utf8))
     let signature = try key.signature(for: Array(input.utf8))
     return input + "." + base64URLEncode(signature.rawRepresentation)

@@ -58,8 +58,10 @@ import X509
 
     // MARK: Apple's library certificates (ChainVerifier tests)
 
-    func validate(_ leaf: String, _ intermediate: String, root: Certificate, at time: Int64) async throws -> [Certificate] {
-        let validator = ChainValidator(roots: CertificateStore([root]))
+    func validate(
+        _ leaf: String, _ intermediate: String, root: Certificate, at time: Int64, strict: Bool = true
+    ) async throws -> [Certificate] {
+        let validator = ChainValidator(roots: CertificateStore([root]), requiresKeyIdentifiers: strict)
         return try await validator.validate(
             leaf: try SignedDataFixtures.certificate("apple-library/\(leaf)"),
             intermediate: try SignedDataFixtures.certificate("apple-library/\(intermediate)"),
@@ -86,18 +88,25 @@ import X509
         }
     }
 
+    /// Apple's test chain has no key identifiers, so Apple's libraries check it with strict checks
+    /// off (Python's `enable_strict_checks=False`); so does this test. Strict, it is refused.
     @Test func applesTestChainAndItsWrongMarkerVariants() async throws {
         let root = try SignedDataFixtures.certificate("apple-library/test-root.b64")
-        _ = try await validate("test-leaf.b64", "test-intermediate.b64", root: root, at: Self.effectiveDate)
+        _ = try await validate("test-leaf.b64", "test-intermediate.b64", root: root, at: Self.effectiveDate, strict: false)
         await #expect(throws: SignedDataError.intermediateMissingAppleMarker) {
-            try await validate("test-leaf-under-wrong-oid-intermediate.b64", "test-intermediate-wrong-oid.b64", root: root, at: Self.effectiveDate)
+            try await validate(
+                "test-leaf-under-wrong-oid-intermediate.b64", "test-intermediate-wrong-oid.b64", root: root,
+                at: Self.effectiveDate, strict: false)
         }
         await #expect(throws: SignedDataError.leafMissingAppleMarker) {
-            try await validate("test-leaf-wrong-oid.b64", "test-intermediate.b64", root: root, at: Self.effectiveDate)
+            try await validate("test-leaf-wrong-oid.b64", "test-intermediate.b64", root: root, at: Self.effectiveDate, strict: false)
         }
         // Apple's test chain does not reach Apple's real root.
         await #expect(throws: SignedDataError.untrustedChain) {
-            try await validate("test-leaf.b64", "test-intermediate.b64", root: try Self.appleRoot(), at: Self.effectiveDate)
+            try await validate("test-leaf.b64", "test-intermediate.b64", root: try Self.appleRoot(), at: Self.effectiveDate, strict: false)
+        }
+        await #expect(throws: SignedDataError.missingSubjectKeyIdentifier(.intermediate)) {
+            try await validate("test-leaf.b64", "test-intermediate.b64", root: root, at: Self.effectiveDate)
         }
     }
 
@@ -107,12 +116,16 @@ import X509
         let jws = try SignedDataFixtures.text("apple-library/mock-transactionInfo.jws")
         let mockRoot = try SignedDataFixtures.certificate("apple-library/mock-root.b64")
         let signedDate: Int64 = 1_672_956_154_000
-        let verified = try await SignedDataVerifier(rootCertificates: [mockRoot], clock: { signedDate }).verify(jws)
+        // Apple's mock chain lacks key identifiers, like its test chain: checked with strict checks off.
+        let lenient = SignedDataVerifier(rootCertificates: [mockRoot], clock: { signedDate }, requiresKeyIdentifiers: false)
+        let verified = try await lenient.verify(jws)
         #expect(verified.signedDateMs == signedDate)
         #expect(verified.type == "JWT")
         #expect(String(decoding: verified.payload, as: UTF8.self).contains("\"bundleId\":\"com.example\""))
 
         let apple = SignedDataVerifier(rootCertificates: [try Self.appleRoot()], clock: { signedDate })
         await #expect(throws: SignedDataError.untrustedChain) { try await apple.verify(jws) }
+        let strict = SignedDataVerifier(rootCertificates: [mockRoot], clock: { signedDate })
+        await #expect(throws: SignedDataError.missingSubjectKeyIdentifier(.intermediate)) { try await strict.verify(jws) }
     }
 }

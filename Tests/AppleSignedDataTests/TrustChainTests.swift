@@ -22,6 +22,33 @@ import Foundation
         }
     }
 
+    /// Strict verifiers (OpenSSL's X509_STRICT, so Apple's libraries) refuse a chain without the
+    /// Authority Key Identifier; subrecon does too, unless told not to, as Apple's libraries can be.
+    @Test func refusesAChainWithoutAuthorityKeyIdentifiers() async throws {
+        let bare = try TestChain(authorityKeyIdentifiers: false)
+        await #expect(throws: SignedDataError.missingAuthorityKeyIdentifier(.leaf)) {
+            try await bare.verifier().verify(try bare.jws())
+        }
+        let lenient = SignedDataVerifier(rootCertificates: [bare.root], clock: { TestChain.now }, requiresKeyIdentifiers: false)
+        _ = try await lenient.verify(try bare.jws())
+    }
+
+    @Test func refusesAChainWithoutSubjectKeyIdentifiers() async throws {
+        let bare = try TestChain(subjectKeyIdentifiers: false)
+        await #expect(throws: SignedDataError.missingSubjectKeyIdentifier(.intermediate)) {
+            try await bare.verifier().verify(try bare.jws())
+        }
+    }
+
+    /// An AKI naming another key than the issuer's SKI: OpenSSL finds no issuer for such a leaf.
+    @Test func refusesALeafWhoseAuthorityKeyIdentifierNamesAnotherKey() async throws {
+        let other = SubjectKeyIdentifier(hash: .init(P256.Signing.PrivateKey().publicKey)).keyIdentifier
+        let mismatched = try TestChain(leafAuthorityKeyIdentifier: other)
+        await #expect(throws: SignedDataError.authorityKeyIdentifierMismatch(.leaf)) {
+            try await mismatched.verifier().verify(try mismatched.jws())
+        }
+    }
+
     /// A complete, valid chain to a root we do not trust, that root sitting in x5c[2].
     @Test func refusesAChainToAForeignRootEvenWhenX5CCarriesIt() async throws {
         let foreign = try TestChain(rootName: "Foreign Root CA")

@@ -100,12 +100,18 @@ struct BearerTokenVerifier: Sendable {
         return Int64(double.rounded(.down))
     }
 
-    /// `exp` when the token is unexpired at `nowMs`, was issued (`iat`) before it expires, and
-    /// lives at most `maxLifetimeSeconds`; the lifetime rule both APIs apply (with their own limit).
-    static func expiry(of claims: [String: Any], nowMs: Int64, maxLifetimeSeconds: Int64) -> Int64? {
-        guard let exp = seconds(claims["exp"]), let iat = seconds(claims["iat"]),
-              exp * 1000 > nowMs, exp - iat <= maxLifetimeSeconds, exp > iat
-        else { return nil }
+    /// `exp` when the token is unexpired at `nowMs` and lives at most `maxLifetimeSeconds`: with
+    /// `iat`, issued before it expires and `exp - iat` within the limit; without one (allowed only
+    /// when `issuedAtIsOptional`), `exp` within the limit from now. The lifetime rule both APIs
+    /// apply (with their own limit).
+    static func expiry(
+        of claims: [String: Any], nowMs: Int64, maxLifetimeSeconds: Int64, issuedAtIsOptional: Bool = false
+    ) -> Int64? {
+        guard let exp = seconds(claims["exp"]), exp * 1000 > nowMs else { return nil }
+        guard let issuedAt = claims["iat"] else {
+            return issuedAtIsOptional && exp * 1000 <= nowMs + maxLifetimeSeconds * 1000 ? exp : nil
+        }
+        guard let iat = seconds(issuedAt), exp - iat <= maxLifetimeSeconds, exp > iat else { return nil }
         return exp
     }
 }

@@ -9,13 +9,21 @@ import X509
 /// receipt-signing marker (OID 1.2.840.113635.100.6.11.1), all made once per simulator, so signed data
 /// verifies against `rootCertificatePEM` exactly as Apple's does against Apple Root CA - G3.
 ///
+/// The certificates are shaped like Apple's (see Apple Root CA - G3, WWDR CA G6 and the "Prod
+/// ECC Mac App Store and iTunes Store Receipt Signing" leaf): a Subject Key Identifier on each,
+/// an Authority Key Identifier (the issuer's SKI) on the intermediate and the leaf, critical
+/// BasicConstraints (the intermediate with path length 0) and KeyUsage, and names within RFC
+/// 5280's upper bounds (64 characters), because strict X.509 verifiers (OpenSSL's `X509_STRICT`,
+/// which Apple's own libraries use) refuse a chain without the identifiers.
+///
 /// It also holds the broken chains the trust-failure faults sign with (see `SigningChain.Kind`):
 /// each differs from the good chain by exactly one defect, so a verifier test can tell which
 /// check caught it.
 ///
-/// Validity windows are around the clock's "now" at creation: the root and intermediate from 10
-/// years before to 20 years after, the leaf from 1 year before (so old `signedDate`s verify) to
-/// 2 years after; the expired leaf ended 30 days before.
+/// Validity windows are around the clock's "now" at creation and nest as Apple's do: the root
+/// from 10 years before to 20 years after, the intermediate from 5 years before to 15 after, the
+/// leaf from 1 year before (so old `signedDate`s verify) to 2 years after; the expired leaf ended
+/// 30 days before.
 public final class SimulatedSigningAuthority: Sendable {
     /// Apple's marker on the WWDR intermediate (presence is what verifiers check).
     public static let intermediateMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
@@ -79,43 +87,48 @@ public final class SimulatedSigningAuthority: Sendable {
         let rootKey = P384.Signing.PrivateKey()
         let intermediateKey = P384.Signing.PrivateKey()
         let leafKey = SigningKey()
-        let rootName = try Self.name("Simulated Apple Root CA - G3")
-        let intermediateName = try Self.name(
-            "Simulated Apple Worldwide Developer Relations Certification Authority", unit: "G6")
-        let leafName = try Self.name("Simulated Prod ECC Mac App Store and iTunes Store Receipt Signing")
+        let rootName = try Self.name("Simulated Apple Root CA - G3", unit: "Simulated Apple Certification Authority")
+        let intermediateName = try Self.name("Simulated Apple WWDR Certification Authority", unit: "G6")
+        let leafName = try Self.name(
+            "Simulated Prod ECC Mac App Store and iTunes Receipt Signing",
+            unit: "Simulated Apple Worldwide Developer Relations")
+        let rootValidity = (from: now - 10 * year, to: now + 20 * year)
+        let intermediateValidity = (from: now - 5 * year, to: now + 15 * year)
+        let leafValidity = (from: now - year, to: now + 2 * year)
 
-        let root = try Self.caCertificate(
-            publicKey: .init(rootKey.publicKey), subject: rootName, issuer: rootName, issuerKey: rootKey,
-            from: now - 10 * year, to: now + 20 * year, marker: nil)
-        let intermediate = try Self.caCertificate(
-            publicKey: .init(intermediateKey.publicKey), subject: intermediateName, issuer: rootName,
-            issuerKey: rootKey, from: now - 10 * year, to: now + 20 * year, marker: Self.intermediateMarkerOID)
-        let intermediateWithoutMarker = try Self.caCertificate(
-            publicKey: .init(intermediateKey.publicKey), subject: intermediateName, issuer: rootName,
-            issuerKey: rootKey, from: now - 10 * year, to: now + 20 * year, marker: nil)
-        func leaf(marker: Bool, from: Date, to: Date) throws -> Certificate {
-            try Self.leafCertificate(
-                publicKey: .init(leafKey.key.publicKey), subject: leafName, issuer: intermediateName,
-                issuerKey: intermediateKey, from: from, to: to, marker: marker)
+        let root = try Self.certificate(
+            .root, publicKey: .init(rootKey.publicKey), subject: rootName, issuer: rootName, issuerKey: rootKey,
+            validity: rootValidity)
+        let intermediate = try Self.certificate(
+            .intermediate, publicKey: .init(intermediateKey.publicKey), subject: intermediateName, issuer: rootName,
+            issuerKey: rootKey, validity: intermediateValidity, marker: Self.intermediateMarkerOID)
+        let intermediateWithoutMarker = try Self.certificate(
+            .intermediate, publicKey: .init(intermediateKey.publicKey), subject: intermediateName, issuer: rootName,
+            issuerKey: rootKey, validity: intermediateValidity)
+        func leaf(marker: ASN1ObjectIdentifier?, validity: (from: Date, to: Date)) throws -> Certificate {
+            try Self.certificate(
+                .leaf, publicKey: .init(leafKey.key.publicKey), subject: leafName, issuer: intermediateName,
+                issuerKey: intermediateKey, validity: validity, marker: marker)
         }
-        let goodLeaf = try leaf(marker: true, from: now - year, to: now + 2 * year)
-        let unmarkedLeaf = try leaf(marker: false, from: now - year, to: now + 2 * year)
-        let expiredLeaf = try leaf(marker: true, from: now - 2 * year, to: now - 30 * day)
+        let goodLeaf = try leaf(marker: Self.leafMarkerOID, validity: leafValidity)
+        let unmarkedLeaf = try leaf(marker: nil, validity: leafValidity)
+        let expiredLeaf = try leaf(marker: Self.leafMarkerOID, validity: (from: now - 2 * year, to: now - 30 * day))
 
-        // The foreign chain: same shape and markers, another root.
+        // The foreign chain: same shape, names (but the root's) and markers, another root.
         let foreignRootKey = P384.Signing.PrivateKey()
         let foreignIntermediateKey = P384.Signing.PrivateKey()
         let foreignLeafKey = SigningKey()
         let foreignRootName = try Self.name("Foreign Root CA", organization: "Not Apple")
-        let foreignRoot = try Self.caCertificate(
-            publicKey: .init(foreignRootKey.publicKey), subject: foreignRootName, issuer: foreignRootName,
-            issuerKey: foreignRootKey, from: now - 10 * year, to: now + 20 * year, marker: nil)
-        let foreignIntermediate = try Self.caCertificate(
-            publicKey: .init(foreignIntermediateKey.publicKey), subject: intermediateName, issuer: foreignRootName,
-            issuerKey: foreignRootKey, from: now - 10 * year, to: now + 20 * year, marker: Self.intermediateMarkerOID)
-        let foreignLeaf = try Self.leafCertificate(
-            publicKey: .init(foreignLeafKey.key.publicKey), subject: leafName, issuer: intermediateName,
-            issuerKey: foreignIntermediateKey, from: now - year, to: now + 2 * year, marker: true)
+        let foreignRoot = try Self.certificate(
+            .root, publicKey: .init(foreignRootKey.publicKey), subject: foreignRootName, issuer: foreignRootName,
+            issuerKey: foreignRootKey, validity: rootValidity)
+        let foreignIntermediate = try Self.certificate(
+            .intermediate, publicKey: .init(foreignIntermediateKey.publicKey), subject: intermediateName,
+            issuer: foreignRootName, issuerKey: foreignRootKey, validity: intermediateValidity,
+            marker: Self.intermediateMarkerOID)
+        let foreignLeaf = try Self.certificate(
+            .leaf, publicKey: .init(foreignLeafKey.key.publicKey), subject: leafName, issuer: intermediateName,
+            issuerKey: foreignIntermediateKey, validity: leafValidity, marker: Self.leafMarkerOID)
 
         var chains: [SigningChain.Kind: SigningChain] = [:]
         for kind in SigningChain.Kind.allCases {
@@ -171,34 +184,42 @@ public final class SimulatedSigningAuthority: Sendable {
         Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])
     }
 
-    private static func caCertificate(
-        publicKey: Certificate.PublicKey, subject: DistinguishedName, issuer: DistinguishedName,
-        issuerKey: P384.Signing.PrivateKey, from: Date, to: Date, marker oid: ASN1ObjectIdentifier?
+    /// Where a certificate stands in the chain, which decides its constraints and identifiers.
+    private enum Role {
+        case root, intermediate, leaf
+    }
+
+    /// A certificate with the extensions Apple's certificate in the same `role` has (but the
+    /// marker, given apart): critical BasicConstraints and KeyUsage, the SKI of `publicKey`, and,
+    /// below the root, the AKI naming `issuerKey`'s SKI.
+    private static func certificate(
+        _ role: Role, publicKey: Certificate.PublicKey, subject: DistinguishedName, issuer: DistinguishedName,
+        issuerKey: P384.Signing.PrivateKey, validity: (from: Date, to: Date), marker oid: ASN1ObjectIdentifier? = nil
     ) throws -> Certificate {
+        let issuerKeyIdentifier = SubjectKeyIdentifier(hash: .init(issuerKey.publicKey)).keyIdentifier
         var extensions = try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            switch role {
+            case .root:
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+            case .intermediate:
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+            case .leaf:
+                Critical(BasicConstraints.notCertificateAuthority)
+            }
+            if role != .root {
+                AuthorityKeyIdentifier(keyIdentifier: issuerKeyIdentifier)
+            }
+            SubjectKeyIdentifier(hash: publicKey)
+            if role == .leaf {
+                Critical(KeyUsage(digitalSignature: true))
+            } else {
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            }
         }
         if let oid { try extensions.append(marker(oid)) }
         return try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
-            notValidBefore: from, notValidAfter: to, issuer: issuer, subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA384, extensions: extensions,
-            issuerPrivateKey: Certificate.PrivateKey(issuerKey))
-    }
-
-    private static func leafCertificate(
-        publicKey: Certificate.PublicKey, subject: DistinguishedName, issuer: DistinguishedName,
-        issuerKey: P384.Signing.PrivateKey, from: Date, to: Date, marker withMarker: Bool
-    ) throws -> Certificate {
-        var extensions = try Certificate.Extensions {
-            Critical(BasicConstraints.notCertificateAuthority)
-            Critical(KeyUsage(digitalSignature: true))
-        }
-        if withMarker { try extensions.append(marker(leafMarkerOID)) }
-        return try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: publicKey,
-            notValidBefore: from, notValidAfter: to, issuer: issuer, subject: subject,
+            notValidBefore: validity.from, notValidAfter: validity.to, issuer: issuer, subject: subject,
             signatureAlgorithm: .ecdsaWithSHA384, extensions: extensions,
             issuerPrivateKey: Certificate.PrivateKey(issuerKey))
     }

@@ -50,6 +50,12 @@ public enum SignedDataError: Error, Equatable, Sendable, CustomStringConvertible
     case chainLengthNot3(Int)
     case intermediateMissingAppleMarker
     case leafMissingAppleMarker
+    /// The leaf or intermediate has no Authority Key Identifier (strict verification only).
+    case missingAuthorityKeyIdentifier(CertificateRole)
+    /// The intermediate or root has no Subject Key Identifier (strict verification only).
+    case missingSubjectKeyIdentifier(CertificateRole)
+    /// The certificate's Authority Key Identifier is not its issuer's Subject Key Identifier.
+    case authorityKeyIdentifierMismatch(CertificateRole)
     /// Another RFC 5280 rule failed (basic constraints, name constraints, version…).
     case chainRejected(reason: String)
 
@@ -104,6 +110,12 @@ public enum SignedDataError: Error, Equatable, Sendable, CustomStringConvertible
             "certificate chain: the intermediate lacks Apple's WWDR marker extension 1.2.840.113635.100.6.2.1"
         case .leafMissingAppleMarker:
             "certificate chain: the leaf lacks Apple's receipt-signing marker extension 1.2.840.113635.100.6.11.1"
+        case .missingAuthorityKeyIdentifier(let role):
+            "certificate chain: the \(role.rawValue) certificate has no Authority Key Identifier, which RFC 5280 and strict verifiers require"
+        case .missingSubjectKeyIdentifier(let role):
+            "certificate chain: the \(role.rawValue) certificate has no Subject Key Identifier, which RFC 5280 and strict verifiers require"
+        case .authorityKeyIdentifierMismatch(let role):
+            "certificate chain: the \(role.rawValue) certificate's Authority Key Identifier is not its issuer's Subject Key Identifier"
         case .chainRejected(let reason):
             "certificate chain: rejected by RFC 5280 validation: \(reason)"
         case .signatureNotRaw(let count):

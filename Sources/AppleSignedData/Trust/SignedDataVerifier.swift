@@ -11,7 +11,8 @@ import X509
 ///    intermediate parse; `x5c[2]` is never trusted nor used;
 /// 4. the payload is a JSON object with an integer `signedDate` at most 5 minutes ahead of now;
 /// 5. leaf → intermediate → a configured root, RFC 5280 valid at `signedDate` (not now), with
-///    Apple's marker extensions on the intermediate and the leaf;
+///    Apple's marker extensions on the intermediate and the leaf and, by default, the key
+///    identifiers strict verifiers demand (``KeyIdentifierPolicy``);
 /// 6. the 64-byte `R || S` ES256 signature over `header.payload` verifies with the leaf's key.
 ///
 /// Step 5 is memoised per exact (leaf, intermediate) bytes in a cache shared by all copies of
@@ -32,12 +33,19 @@ public struct SignedDataVerifier: Sendable {
     private let clock: @Sendable () -> Int64
 
     /// A verifier trusting exactly `rootCertificates`.
-    /// - Parameter clock: now, in Unix milliseconds (only used to refuse future `signedDate`s).
+    /// - Parameters:
+    ///   - clock: now, in Unix milliseconds (only used to refuse future `signedDate`s).
+    ///   - requiresKeyIdentifiers: refuse chains without the Subject and Authority Key
+    ///     Identifiers RFC 5280 requires, as OpenSSL's strict mode (and so Apple's libraries) does:
+    ///     whatever subrecon accepts, a backend using Apple's library accepts too. Apple's real
+    ///     chain has them; only old test chains (Apple's own library's among them) lack them,
+    ///     which is why Apple's libraries can turn strict checks off too.
     public init(
         rootCertificates: [Certificate],
-        clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds
+        clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds,
+        requiresKeyIdentifiers: Bool = true
     ) {
-        validator = ChainValidator(roots: CertificateStore(rootCertificates))
+        validator = ChainValidator(roots: CertificateStore(rootCertificates), requiresKeyIdentifiers: requiresKeyIdentifiers)
         cache = ChainCache()
         self.clock = clock
     }
@@ -46,14 +54,15 @@ public struct SignedDataVerifier: Sendable {
     /// line length).
     public init(
         rootPEM: String,
-        clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds
+        clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds,
+        requiresKeyIdentifiers: Bool = true
     ) throws(RootCertificateError) {
         var roots: [Certificate] = []
         for (index, der) in try RootCertificatePEM.derCertificates(in: rootPEM).enumerated() {
             guard let root = try? Certificate(derEncoded: der) else { throw .notACertificate(index: index) }
             roots.append(root)
         }
-        self.init(rootCertificates: roots, clock: clock)
+        self.init(rootCertificates: roots, clock: clock, requiresKeyIdentifiers: requiresKeyIdentifiers)
     }
 
     /// The JWS's payload if every check passes, else the first failed check.

@@ -23,7 +23,8 @@ func derBytes(_ certificate: Certificate) throws -> [UInt8] {
 }
 
 /// A three-certificate chain shaped like Apple's (root → intermediate with the WWDR marker →
-/// leaf with the receipt-signing marker), all P-256, built in memory with swift-certificates.
+/// leaf with the receipt-signing marker; Subject Key Identifiers on all, Authority Key
+/// Identifiers below the root), all P-256, built in memory with swift-certificates.
 /// Immutable once built; `@unchecked` only because swift-crypto 3 keys are not marked Sendable.
 struct TestChain: @unchecked Sendable {
     static let intermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
@@ -47,13 +48,19 @@ struct TestChain: @unchecked Sendable {
     /// - Parameters:
     ///   - root: reuse this root (and its key) instead of making one.
     ///   - rootName: the common name of a new root.
+    ///   - subjectKeyIdentifiers: false leaves the SKI out of every certificate made here.
+    ///   - authorityKeyIdentifiers: false leaves the AKI out of the intermediate and the leaf.
+    ///   - leafAuthorityKeyIdentifier: the leaf's AKI instead of the intermediate's SKI.
     init(
         rootName: String = "Test Root CA",
         root existing: (certificate: Certificate, key: P256.Signing.PrivateKey)? = nil,
         intermediateMarker: Bool = true,
         leafMarker: Bool = true,
         leafValidity: ClosedRange<Int64> = TestChain.leafValidity,
-        leafPublicKey: Certificate.PublicKey? = nil
+        leafPublicKey: Certificate.PublicKey? = nil,
+        subjectKeyIdentifiers: Bool = true,
+        authorityKeyIdentifiers: Bool = true,
+        leafAuthorityKeyIdentifier: ArraySlice<UInt8>? = nil
     ) throws {
         let rootKey = existing?.key ?? P256.Signing.PrivateKey()
         let rootSubject = try DistinguishedName { CommonName(rootName) }
@@ -71,6 +78,7 @@ struct TestChain: @unchecked Sendable {
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
                     KeyUsage(keyCertSign: true)
+                    if subjectKeyIdentifiers { SubjectKeyIdentifier(hash: .init(rootKey.publicKey)) }
                 },
                 issuerPrivateKey: .init(rootKey)
             )
@@ -80,6 +88,8 @@ struct TestChain: @unchecked Sendable {
         var intermediateExtensions = try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
             KeyUsage(keyCertSign: true)
+            if authorityKeyIdentifiers { AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: root.publicKey).keyIdentifier) }
+            if subjectKeyIdentifiers { SubjectKeyIdentifier(hash: .init(intermediateKey.publicKey)) }
         }
         if intermediateMarker {
             try intermediateExtensions.append(
@@ -103,6 +113,12 @@ struct TestChain: @unchecked Sendable {
         var leafExtensions = try Certificate.Extensions {
             Critical(BasicConstraints.notCertificateAuthority)
             KeyUsage(digitalSignature: true)
+            if authorityKeyIdentifiers {
+                AuthorityKeyIdentifier(
+                    keyIdentifier: leafAuthorityKeyIdentifier
+                        ?? SubjectKeyIdentifier(hash: .init(intermediateKey.publicKey)).keyIdentifier)
+            }
+            if subjectKeyIdentifiers { SubjectKeyIdentifier(hash: leafPublicKey ?? .init(leafKey.publicKey)) }
         }
         if leafMarker {
             try leafExtensions.append(.init(oid: Self.leafMarker, critical: false, value: Self.markerValue[...]))
