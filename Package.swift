@@ -75,7 +75,6 @@ let package = Package(
             dependencies: [
                 "SubReconHTTP",
                 "AppleSignedData",
-                "AppStoreSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API for the reconciliation's hot statements (see DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -86,6 +85,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+        // `subrecon demo`: the whole path against the built-in simulator. Its own target, so the
+        // library (and everything that links it) never depends on the simulator.
+        .target(
+            name: "SubReconDemo",
+            dependencies: [
+                "SubRecon", "AppStoreSimulator", "AppleSignedData", "SubReconHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `notifications serve`: Apple's POSTs into `NotificationIntake`, metrics, graceful shutdown.
@@ -104,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "subrecon",
             dependencies: [
-                "SubRecon", "AppStoreSimulator", "NotificationReceiver", "SubReconHTTP",
+                "SubRecon", "SubReconDemo", "AppStoreSimulator", "NotificationReceiver", "SubReconHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -68,10 +68,10 @@ struct AppleReportsFetchCommand: AsyncParsableCommand {
                 warnings: &warnings)
         } catch let error as AppleReportWindowError {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         } catch let error as ConfigurationError {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         for warning in warnings { Console.error("warning: " + warning) }
         let store = try await global.openStore(logger: logger)
@@ -91,17 +91,17 @@ struct AppleReportsFetchCommand: AsyncParsableCommand {
             }
         } catch let error as SalesReportFetchError {
             Console.error(error.description)
-            throw ExitCode(error.isConfigurationError ? 2 : 1)
+            throw ExitCode(error.isConfigurationError ? .configuration : .incomplete)
         } catch let error as StoreError {
             Console.error(error.description)
-            throw ExitCode(error.isConfiguration ? 2 : 74)
+            throw ExitCode(error.isConfiguration ? .configuration : .databaseFailed)
         } catch {
             Console.error("\(error)")
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         await store.close()
         Console.out(AppleReportLines.summary(outcome, window: window) + "\n")
         if let stopped = outcome.stoppedBy { Console.error(stopped.description) }
-        if !outcome.allAnswered { throw ExitCode(1) }
+        if !outcome.allAnswered { throw ExitCode(.incomplete) }
     }
 }

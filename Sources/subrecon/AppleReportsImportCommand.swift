@@ -35,7 +35,7 @@ struct AppleReportsImportCommand: AsyncParsableCommand {
             vendor = try AppStoreConnectSettings.vendorNumber(environment: global.environment, flag: vendorNumber)
         } catch {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         let store = try await global.openStore()
         do {

@@ -41,7 +41,7 @@ struct DbCommand: AsyncParsableCommand {
             } catch {
                 Console.error(error.description)
                 await store.close()
-                throw ExitCode(74)
+                throw ExitCode(.databaseFailed)
             }
             Console.out("database: \(store.location)\nschema version \(version)\n")
             await store.close()
@@ -91,7 +91,7 @@ struct DbCommand: AsyncParsableCommand {
             let (from, to) = (locations[0], locations[1])
             if case .sqlite(let path) = from, !FileManager.default.fileExists(atPath: path) {
                 Console.error("there is no SQLite database at \(path) to copy from")
-                throw ExitCode(66)
+                throw ExitCode(.unreadableInput)
             }
             let sourceStore = try await global.openStore(from, logger: logger)
             let targetStore: any SubscriptionStore
@@ -109,7 +109,7 @@ struct DbCommand: AsyncParsableCommand {
                 Console.error(error.description)
                 await sourceStore.close()
                 await targetStore.close()
-                throw ExitCode(error.isConfiguration ? 2 : 74)
+                throw ExitCode(error.isConfiguration ? .configuration : .databaseFailed)
             }
             await sourceStore.close()
             await targetStore.close()

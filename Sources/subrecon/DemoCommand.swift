@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import NotificationReceiver
 import SubRecon
+import SubReconDemo
 import SubReconHTTP
 
 /// `subrecon demo`

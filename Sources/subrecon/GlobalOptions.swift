@@ -49,7 +49,7 @@ struct GlobalOptions: ParsableArguments {
             }
         } catch {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         for (index, warning) in warnings.enumerated() where !warnings[..<index].contains(warning) {
             Console.error("warning: " + warning)

@@ -37,7 +37,7 @@ struct ImportCommand: AsyncParsableCommand {
             api = try ServerAPISettings.api(environment: global.environment, flag: appleAPI)
         } catch {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         let database = try await global.openStore()
         do {

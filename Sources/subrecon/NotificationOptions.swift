@@ -24,7 +24,7 @@ struct NotificationOptions: ParsableArguments {
                 appAppleIDFlag: appAppleID, productsFlag: products)
         } catch {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
     }
 }

@@ -40,13 +40,13 @@ struct NotificationsBackfillCommand: AsyncParsableCommand {
         let nowMs = ReconciliationJob.wallClockMs()
         guard let sinceMs = ISO8601.milliseconds(from: since) else {
             Console.error("--since must be an ISO 8601 date or date-time in UTC: \(ISO8601.acceptedForms); not \"\(since)\"")
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         var untilMs = nowMs
         if let until {
             guard let parsed = ISO8601.milliseconds(from: until) else {
                 Console.error("--until must be an ISO 8601 date or date-time in UTC: \(ISO8601.acceptedForms); not \"\(until)\"")
-                throw ExitCode(2)
+                throw ExitCode(.configuration)
             }
             untilMs = parsed
         }
@@ -56,7 +56,7 @@ struct NotificationsBackfillCommand: AsyncParsableCommand {
         case "sandbox": environment = .sandbox
         default:
             Console.error("--environment must be production or sandbox, not \"\(self.environment)\"")
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         var flags = verification
         flags.appleAPI = AppleAPI.serverAPI.rawValue
@@ -64,7 +64,7 @@ struct NotificationsBackfillCommand: AsyncParsableCommand {
         defer { Task { await job.store.close() } }
         guard let serverAPI = job.settings.serverAPI else {
             Console.error("the backfill needs the App Store Server API settings (SUBRECON_API_KEY_FILE, ...)")
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         let processor = NotificationProcessor.live(
             store: job.store,

@@ -35,7 +35,7 @@ struct NotificationsImportCommand: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: file) else {
                 let reason = FileManager.default.fileExists(atPath: file) ? "permission denied" : "no such file"
                 Console.error("cannot read \(file): \(reason)")
-                throw ExitCode(66)
+                throw ExitCode(.unreadableInput)
             }
             bytes = data
         }
@@ -57,7 +57,7 @@ struct NotificationsImportCommand: AsyncParsableCommand {
             if problems.count > 100 { Console.error("... and \(problems.count - 100) more") }
             Console.error("nothing was imported: fix or remove the lines above")
             await store.close()
-            throw ExitCode(65)
+            throw ExitCode(.badInput)
         }
         var counts: [NotificationOutcome: Int] = [:]
         var duplicates = 0
@@ -71,7 +71,7 @@ struct NotificationsImportCommand: AsyncParsableCommand {
             case .unavailable(let message):
                 Console.error(message)
                 await store.close()
-                throw ExitCode(74)
+                throw ExitCode(.databaseFailed)
             }
         }
         await store.close()

@@ -73,7 +73,7 @@ struct NotificationsServeCommand: AsyncParsableCommand {
         if let failure {
             Console.error(
                 listened ? "notifications serve stopped: \(failure)" : "cannot listen on \(host):\(port): \(failure)")
-            throw ExitCode(1)
+            throw ExitCode(.incomplete)
         }
         logger.notice("notifications serve stopped")
     }

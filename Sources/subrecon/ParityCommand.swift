@@ -57,11 +57,11 @@ struct ParityCommand: AsyncParsableCommand {
             }
         } catch {
             Console.error("cannot write the parity CSV: \(error)")
-            throw ExitCode(73)
+            throw ExitCode(.cannotCreateOutput)
         }
         Console.error(
             "parity: \(result.receiptsCompared) receipts, \(result.subscriptionsCompared) subscriptions compared, "
                 + "\(result.subscriptionsDiffering) differing (\(result.differences.count) fields)")
-        if !result.differences.isEmpty { throw ExitCode(1) }
+        if !result.differences.isEmpty { throw ExitCode(.incomplete) }
     }
 }

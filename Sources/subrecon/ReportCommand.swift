@@ -87,11 +87,11 @@ struct ReportCommand: AsyncParsableCommand {
                 toleranceDays: toleranceDays, nowMs: ReconciliationJob.wallClockMs())
         } catch {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         if kind == .dashboard, output == nil {
             Console.error("the dashboard is one HTML file: give --output FILE.html (e.g. subrecon report dashboard --output dashboard.html)")
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         let store = try await global.openStore()
         let exporter = ReportExporter(store: store)
@@ -123,14 +123,14 @@ struct ReportCommand: AsyncParsableCommand {
         } catch {
             Console.error(error.description)
             switch error {
-            case .unknownRun, .invalidOption: throw ExitCode(2)
-            case .cannotWrite, .failed: throw ExitCode(74)
+            case .unknownRun, .invalidOption: throw ExitCode(.configuration)
+            case .cannotWrite, .failed: throw ExitCode(.databaseFailed)
             }
         }
         if let parity {
             await store.close()
             for line in parity.summaryLines { Console.error(line) }
-            if !parity.allExplained { throw ExitCode(1) }
+            if !parity.allExplained { throw ExitCode(.incomplete) }
         }
     }
 }

@@ -62,7 +62,7 @@ struct RunCommand: AsyncParsableCommand {
         if refillLedger {
             guard job.settings.appleAPI == .serverAPI else {
                 Console.error("--refill-ledger reads Apple's signed transaction history: it needs the App Store Server API (--apple-api server-api or SUBRECON_APPLE_API=server-api); verifyReceipt gives no prices")
-                throw ExitCode(2)
+                throw ExitCode(.configuration)
             }
             do {
                 let start = try await database.startLedgerRefill(nowMs: ReconciliationJob.wallClockMs())
@@ -72,7 +72,7 @@ struct RunCommand: AsyncParsableCommand {
                         : "ledger refill: \(start.receiptsMarked) receipts will read their whole transaction history\n")
             } catch {
                 Console.error(error.description)
-                throw ExitCode(74)
+                throw ExitCode(.databaseFailed)
             }
         }
         let summary: RunSummary
@@ -103,7 +103,7 @@ struct RunCommand: AsyncParsableCommand {
                 Console.out("ledger refill: done\n")
             } catch {
                 Console.error(error.description)
-                throw ExitCode(74)
+                throw ExitCode(.databaseFailed)
             }
         } else if refillLedger {
             Console.out("ledger refill: not finished; run the same command again to continue\n")

@@ -3,6 +3,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import SubRecon
+import SubReconDemo
 import SubReconHTTP
 
 /// `subrecon simulator`: the fake App Store (verifyReceipt and the Server API) on its own.
@@ -102,7 +103,7 @@ struct SimulatorCommand: AsyncParsableCommand {
                 let line = text.split(separator: "\n").first, !line.isEmpty
             else {
                 Console.error("cannot read a secret from \(sharedSecretFile)")
-                throw ExitCode(2)
+                throw ExitCode(.configuration)
             }
             secret = line.trimmingCharacters(in: .whitespaces)
         }
@@ -124,7 +125,7 @@ struct SimulatorCommand: AsyncParsableCommand {
                 try simulator.rootCertificatePEM.write(toFile: writeRootCA, atomically: true, encoding: .utf8)
             } catch {
                 Console.error("cannot write the root certificate to \(writeRootCA): \(error)")
-                throw ExitCode(73)
+                throw ExitCode(.cannotCreateOutput)
             }
         }
         let actual = try await simulator.start(port: port)
@@ -149,7 +150,7 @@ struct SimulatorCommand: AsyncParsableCommand {
                     .write(toFile: writeNotifications, atomically: true, encoding: .utf8)
             } catch {
                 Console.error("cannot write the notifications to \(writeNotifications): \(error)")
-                throw ExitCode(73)
+                throw ExitCode(.cannotCreateOutput)
             }
         }
         try await serve(simulator, port: actual, samples: registersSamples ? samples : [])
@@ -161,7 +162,7 @@ struct SimulatorCommand: AsyncParsableCommand {
             let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
         else {
             Console.error("cannot read \(kind) (PKCS#8 P-256 PEM) from \(path)")
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
         return key.publicKey
     }

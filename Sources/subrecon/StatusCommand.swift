@@ -31,7 +31,7 @@ struct StatusCommand: AsyncParsableCommand {
             report = try await StatusReport.load(from: database, nowMs: ReconciliationJob.wallClockMs())
         } catch {
             Console.error(error.description)
-            throw ExitCode(74)
+            throw ExitCode(.databaseFailed)
         }
         if json {
             FileHandle.standardOutput.write(try report.json())

@@ -49,7 +49,7 @@ struct UserCommand: AsyncParsableCommand {
                 users = try await database.users(holdingOriginalTransactionID: otid)
                 guard !users.isEmpty else {
                     Console.error("no user holds original_transaction_id \(otid) (it appears in no verified receipt)")
-                    throw ExitCode(2)
+                    throw ExitCode(.configuration)
                 }
             } else {
                 users = [userID!]
@@ -59,7 +59,7 @@ struct UserCommand: AsyncParsableCommand {
             for user in users {
                 guard try await database.countReceipts(.user(user), nowMs: 0) > 0 else {
                     Console.error(ConfigurationError.unknownUser(user).description)
-                    throw ExitCode(2)
+                    throw ExitCode(.configuration)
                 }
                 let before = try await database.subscriptions(ofUser: user)
                 let collector = UpdateCollector()
@@ -79,7 +79,7 @@ struct UserCommand: AsyncParsableCommand {
             if exitCode != 0 { throw ExitCode(exitCode) }
         } catch let error as StoreError {
             Console.error(error.description)
-            throw ExitCode(74)
+            throw ExitCode(.databaseFailed)
         } catch let error as RunFailure {
             Console.error(error.description)
             throw ExitCode(error.exitCode)

@@ -90,7 +90,7 @@ struct VerificationOptions: ParsableArguments {
             return settings
         } catch {
             Console.error(error.description)
-            throw ExitCode(2)
+            throw ExitCode(.configuration)
         }
     }
 

@@ -82,10 +82,10 @@ public enum AppleReportImportError: Error, Sendable, CustomStringConvertible {
 
     public var exitCode: Int32 {
         switch self {
-        case .unreadable: 66
-        case .malformed: 65
-        case .store(let error): error.isConfiguration ? 2 : 74
-        case .other: 2
+        case .unreadable: ExitStatus.unreadableInput.rawValue
+        case .malformed: ExitStatus.badInput.rawValue
+        case .store(let error): (error.isConfiguration ? ExitStatus.configuration : .databaseFailed).rawValue
+        case .other: ExitStatus.configuration.rawValue
         }
     }
 

@@ -24,7 +24,7 @@ public struct ParitySummary: Sendable, Equatable {
 
     /// Exit 0 when every row is `match` or `shifted`.
     public var allExplained: Bool { rowsNotMatched == 0 }
-    public var exitCode: Int32 { allExplained ? 0 : 1 }
+    public var exitCode: Int32 { (allExplained ? ExitStatus.success : .incomplete).rawValue }
 
     public init(rows: [ParityRow], comparedDays: Set<CalendarDay>, worstDayLimit: Int = 5) {
         daysCompared = comparedDays.count

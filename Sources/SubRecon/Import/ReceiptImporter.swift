@@ -55,9 +55,9 @@ public enum ImportFailure: Error, Sendable, CustomStringConvertible {
 
     public var exitCode: Int32 {
         switch self {
-        case .cannotRead: 66
-        case .badRows: 65
-        case .store: 74
+        case .cannotRead: ExitStatus.unreadableInput.rawValue
+        case .badRows: ExitStatus.badInput.rawValue
+        case .store: ExitStatus.databaseFailed.rawValue
         }
     }
 

@@ -69,9 +69,9 @@ public struct NotificationBackfill: Sendable {
 
         public var exitCode: Int32 {
             switch self {
-            case .configuration: 2
-            case .apple: 1
-            case .store: 74
+            case .configuration: ExitStatus.configuration.rawValue
+            case .apple: ExitStatus.incomplete.rawValue
+            case .store: ExitStatus.databaseFailed.rawValue
             }
         }
     }

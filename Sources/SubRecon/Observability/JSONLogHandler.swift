@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Logging
 
@@ -25,7 +26,7 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields: [(String, String)] = [
-            ("ts", ISO8601.string(fromMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))),
+            ("ts", ISO8601.string(fromMilliseconds: WallClock.unixMilliseconds())),
             ("level", event.level.rawValue), ("label", label), ("message", event.message.description),
         ]
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }

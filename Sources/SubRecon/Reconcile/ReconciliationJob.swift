@@ -108,7 +108,7 @@ public struct ReconciliationJob: Sendable {
     }
 
     /// Wall-clock milliseconds since 1970.
-    public static func wallClockMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    public static func wallClockMs() -> Int64 { WallClock.unixMilliseconds() }
 }
 
 extension ReconciliationJob {

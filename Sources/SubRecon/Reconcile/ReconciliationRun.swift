@@ -249,7 +249,7 @@ public struct ReconciliationRun: Sendable {
         } catch {
             let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: "\(error)"))
             if let runID {
-                try? await store.finishRun(id: runID, status: .aborted, exitCode: 74, nowMs: clock(), receiptsTotal: nil)
+                try? await store.finishRun(id: runID, status: .aborted, exitCode: ExitStatus.databaseFailed.rawValue, nowMs: clock(), receiptsTotal: nil)
             }
             throw failure
         }

@@ -9,9 +9,9 @@ public enum RunFailure: Error, Sendable, CustomStringConvertible {
 
     public var exitCode: Int32 {
         switch self {
-        case .locked: 75
-        case .store(let error): error.isConfiguration ? 2 : 74
-        case .configuration: 2
+        case .locked: ExitStatus.locked.rawValue
+        case .store(let error): (error.isConfiguration ? ExitStatus.configuration : .databaseFailed).rawValue
+        case .configuration: ExitStatus.configuration.rawValue
         }
     }
 

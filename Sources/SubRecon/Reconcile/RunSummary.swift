@@ -38,11 +38,11 @@ public struct RunSummary: Sendable, Equatable {
     /// The contract's exit codes: 2 when Apple stopped the run, 1 when some receipt got no
     /// usable answer, 0 when every receipt got a definitive one.
     public var exitCode: Int32 {
-        if stoppedBy != nil { return 2 }
+        if stoppedBy != nil { return ExitStatus.configuration.rawValue }
         if count(.failed) > 0 || count(.skipped) > 0 || endedEarly != nil || notReached > 0 || status == .interrupted {
-            return 1
+            return ExitStatus.incomplete.rawValue
         }
-        return 0
+        return ExitStatus.success.rawValue
     }
 
     /// One line for logs and cron mail.

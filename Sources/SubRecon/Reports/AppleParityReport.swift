@@ -50,6 +50,15 @@ public struct AppleParityOutcome: Sendable {
     /// Exit 0 when every row is `match` or `shifted`, 1 otherwise.
     public var allExplained: Bool { summary.allExplained }
 
+    /// One line per lost order (a `missing_in_ledger` billed row): day, product, country, price and
+    /// how many, e.g. `2026-11-23 com.example.pro.monthly US 9.99 USD × 1`.
+    public var lostOrderLines: [String] {
+        rows.filter { $0.status == .missingInLedger && $0.key.kind == .billed }.map { row in
+            "\(row.key.day.text) \(row.key.productID) \(row.key.country) "
+                + "\(MoneyText.text(milliunits: row.key.priceMilliunits, currency: row.key.currency)) \(row.key.currency) × \(row.difference)"
+        }
+    }
+
     /// The summary on stderr: days compared, billed periods matched, lost orders found.
     public var summaryLines: [String] {
         var lines: [String] = []

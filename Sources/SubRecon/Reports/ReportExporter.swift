@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 
 /// Writes a report as CSV, streaming rows from the store (one read snapshot: consistent even
@@ -40,6 +41,28 @@ public struct ReportExporter: Sendable {
                 }
                 try csv.finish()
             }
+        } catch let error as ReportError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    /// The ledger in a few lines: billed, refunded and net per currency, and this month's MRR.
+    public func revenueSummary(nowMs: Int64) async throws(ReportError) -> String {
+        do {
+            return try await store.withReadSnapshot { db in try await RevenueSummaryText.text(db, nowMs: nowMs) }
+        } catch let error as ReportError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    /// What `report apple-parity` finds, without writing it.
+    public func appleParity(options: ReportOptions) async throws(ReportError) -> AppleParityOutcome {
+        do {
+            return try await store.withReadSnapshot { db in try await AppleParityReport.outcome(db, options: options) }
         } catch let error as ReportError {
             throw error
         } catch {
@@ -331,7 +354,7 @@ public struct ReportExporter: Sendable {
         }
     }
 
-    static func wallClockMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    static func wallClockMs() -> Int64 { WallClock.unixMilliseconds() }
 
     private static func time(_ value: Int64?) -> String? { value.map(ISO8601.string(fromMilliseconds:)) }
     private static func number(_ value: Int64?) -> String? { value.map(String.init) }

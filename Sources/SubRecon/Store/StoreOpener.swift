@@ -20,7 +20,7 @@ public enum StoreOpener {
                 return try AppDatabase.open(path: path, checkpointsOffTheWriter: latencyBound)
             } catch {
                 // As ever on SQLite: a file that cannot be opened is a usage error.
-                throw StoreOpenFailure(message: error.description, exitCode: 2)
+                throw StoreOpenFailure(message: error.description, exitCode: ExitStatus.configuration.rawValue)
             }
         case .postgres(let postgres):
             let claimTimeout = try seconds(
@@ -33,7 +33,7 @@ public enum StoreOpener {
                 configuration = try clientConfiguration(postgres)
                 first = try connectionConfiguration(postgres)
             } catch {
-                throw StoreOpenFailure(message: "\(postgres.masked): \(error)", exitCode: 2)
+                throw StoreOpenFailure(message: "\(postgres.masked): \(error)", exitCode: ExitStatus.configuration.rawValue)
             }
             do {
                 return try await PostgresStore.open(
@@ -41,7 +41,7 @@ public enum StoreOpener {
                     retryWindow: .seconds(retry), logger: logger)
             } catch {
                 throw StoreOpenFailure(
-                    message: "\(postgres.masked): \(error.description)", exitCode: error.isConfiguration ? 2 : 74)
+                    message: "\(postgres.masked): \(error.description)", exitCode: (error.isConfiguration ? ExitStatus.configuration : .databaseFailed).rawValue)
             }
         }
     }
@@ -83,7 +83,9 @@ public enum StoreOpener {
         if let flag { return flag }
         guard let variable else { return value }
         guard let seconds = Int(variable.trimmingCharacters(in: .whitespaces)), seconds >= 1 else {
-            throw StoreOpenFailure(message: "\(name) must be a whole number of seconds (1 or more), not \"\(variable)\"", exitCode: 2)
+            throw StoreOpenFailure(
+                message: "\(name) must be a whole number of seconds (1 or more), not \"\(variable)\"",
+                exitCode: ExitStatus.configuration.rawValue)
         }
         return seconds
     }

@@ -3,6 +3,7 @@ import AppleSignedData
 import Crypto
 import Foundation
 import Logging
+import SubRecon
 import SubReconHTTP
 
 /// `subrecon demo`: the whole nightly path against the built-in App Store simulator, in a fresh
@@ -151,7 +152,7 @@ public struct DemoRun: Sendable {
         }
         let revenue =
             appleAPI == .serverAPI
-            ? try await database.withReadSnapshot { db in try await Self.revenueSummary(db, nowMs: reportNow) }
+            ? try await exporter.revenueSummary(nowMs: reportNow)
             : """
             money: verifyReceipt gives no prices, so the ledger's periods are unpriced here. Apple's signed
             transactions carry them: `subrecon demo --apple-api server-api` shows revenue (docs/finance.md).
@@ -178,47 +179,13 @@ public struct DemoRun: Sendable {
         var options = ReportOptions(nowMs: nowMs)
         options.paritySince = window.since
         options.parityUntil = window.until
-        let outcome = try await database.withReadSnapshot { db in try await AppleParityReport.outcome(db, options: options) }
+        let outcome = try await ReportExporter(store: database).appleParity(options: options)
         var lines = ["Apple's sales reports (fetched from the simulator as from App Store Connect):"]
         lines.append("  " + AppleReportLines.summary(fetched, window: window))
         lines += outcome.summaryLines.map { "  " + $0 }
-        for row in outcome.rows where row.status == .missingInLedger && row.key.kind == .billed {
-            lines.append(
-                "  lost order: \(row.key.day.text) \(row.key.productID) \(row.key.country) "
-                    + "\(MoneyText.text(milliunits: row.key.priceMilliunits, currency: row.key.currency)) \(row.key.currency) × \(row.difference): "
-                    + "Apple billed it; no receipt, no notification ever reached this server")
+        lines += outcome.lostOrderLines.map {
+            "  lost order: \($0): Apple billed it; no receipt, no notification ever reached this server"
         }
-        return lines.joined(separator: "\n")
-    }
-
-    /// Billed, refunded and net over the whole ledger per currency (Production), and today's MRR:
-    /// the sums of `report revenue` and the last row of `report metrics`.
-    static func revenueSummary(_ db: any SnapshotQuerying, nowMs: Int64) async throws -> String {
-        let options = MoneyReportOptions(nowMs: nowMs)
-        var totals: [String: (gross: Int64, refunded: Int64, paid: Int, refunds: Int)] = [:]
-        for row in try await LedgerWalk.revenueRows(db, options) where (row[2] ?? "") != "" {
-            let currency = row[2] ?? ""
-            var total = totals[currency] ?? (0, 0, 0, 0)
-            total.gross += Int64(row[9] ?? "") ?? 0
-            total.refunded += Int64(row[10] ?? "") ?? 0
-            total.paid += Int(row[3] ?? "") ?? 0
-            total.refunds += Int(row[8] ?? "") ?? 0
-            totals[currency] = total
-        }
-        let current = ReportPeriod(holding: nowMs, granularity: .month).label
-        var mrr: [String: String] = [:]
-        for row in try await LedgerWalk.metricsRows(db, options) where row[0] == current {
-            if let currency = row[1], let text = row[5] { mrr[currency] = text }
-        }
-        var lines = ["revenue (Production; customers' prices before Apple's commission and taxes, per currency):"]
-        for currency in totals.keys.sorted() {
-            guard let t = totals[currency] else { continue }
-            func text(_ milliunits: Int64) -> String { MoneyText.text(milliunits: milliunits, currency: currency) }
-            lines.append(
-                "  \(currency)  gross \(text(t.gross)) (\(t.paid) paid periods), refunded \(text(t.refunded)) "
-                    + "(\(t.refunds) \(t.refunds == 1 ? "refund" : "refunds")), net \(text(t.gross - t.refunded)), MRR now \(mrr[currency] ?? text(0))")
-        }
-        if totals.isEmpty { lines.append("  no priced periods yet") }
         return lines.joined(separator: "\n")
     }
 
