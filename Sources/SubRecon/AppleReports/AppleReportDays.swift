@@ -11,7 +11,7 @@ public struct AppleReportDays: Sendable {
 
     /// The days in `[since, until)`, oldest first (every stored day when both are nil).
     static func read(_ db: any SnapshotQuerying, since: CalendarDay?, until: CalendarDay?) async throws -> [Stored] {
-        try await db.all(SchemaSQL.appleReportDays, [.text(since?.text ?? "0000-00-00"), .text(until?.text ?? "9999-99-99")]) { row in
+        try await db.all(SchemaSQL.appleReportDays, bounds(since: since, until: until)) { row in
             let text = try row.requiredText("day")
             guard let day = CalendarDay(text: text) else {
                 throw StoreError.failed(operation: "reading Apple's report days", reason: "day \(text) is not a date")
@@ -21,5 +21,10 @@ public struct AppleReportDays: Sendable {
                 rowCount: try row.requiredInteger("row_count"), noSales: try row.flag("no_sales") ?? false,
                 storedAtMs: try row.requiredInteger("stored_at"))
         }
+    }
+
+    /// `[since, until)` as the queries' two parameters; nil reaches every day (dates compare as text).
+    static func bounds(since: CalendarDay?, until: CalendarDay?) -> [SQLArgument] {
+        [.text(since?.text ?? "0000-00-00"), .text(until?.text ?? "9999-99-99")]
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Logging
 
 /// `apple-reports fetch`: each Pacific-time day of the window, oldest first, one request at a
@@ -135,6 +134,6 @@ public struct AppleReportFetcher: Sendable {
     }
 
     static func sha256(_ bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+        ReceiptFingerprint.sha256Hex(bytes: bytes)
     }
 }

@@ -7,8 +7,7 @@ enum AppleParityReport {
         let compared = Set(stored.map(\.day))
         var apple = ParityTally()
         try await db.forEachRow(
-            SchemaSQL.appleReportRows,
-            [.text(options.paritySince?.text ?? "0000-00-00"), .text(options.parityUntil?.text ?? "9999-99-99")]
+            SchemaSQL.appleReportRows, AppleReportDays.bounds(since: options.paritySince, until: options.parityUntil)
         ) { row in
             let text = try row.requiredText("day")
             guard let day = CalendarDay(text: text) else {
@@ -32,8 +31,7 @@ enum AppleParityReport {
             apple: apple.counts, ledger: ledger.counts, comparedDays: compared, toleranceDays: options.toleranceDays)
         var missing: [CalendarDay] = []
         if let since = options.paritySince, let until = options.parityUntil {
-            missing = stride(from: since.ordinal, to: until.ordinal, by: 1).map(CalendarDay.init(ordinal:))
-                .filter { !compared.contains($0) }
+            missing = AppleReportWindow(since: since, until: until).days.filter { !compared.contains($0) }
         }
         return AppleParityOutcome(
             rows: rows, summary: ParitySummary(rows: rows, comparedDays: compared), daysWithoutReport: missing)

@@ -8,8 +8,14 @@ public enum ReceiptFingerprint {
         // Hash the string's own UTF-8 storage and format through a table: the Data copy and
         // per-byte String(radix:) + joined() cost more than the hash itself (~4.4 KB receipts).
         var text = receiptData
-        let digest = text.withUTF8 { SHA256.hash(data: $0) }
-        return String(unsafeUninitializedCapacity: 2 * SHA256.byteCount) { out in
+        return hex(text.withUTF8 { SHA256.hash(data: $0) })
+    }
+
+    /// The same digest of any bytes (a sales report file as Apple sent it).
+    public static func sha256Hex(bytes: [UInt8]) -> String { hex(SHA256.hash(data: bytes)) }
+
+    private static func hex(_ digest: SHA256.Digest) -> String {
+        String(unsafeUninitializedCapacity: 2 * SHA256.byteCount) { out in
             var index = 0
             for byte in digest {
                 out[index] = hexDigits[Int(byte >> 4)]

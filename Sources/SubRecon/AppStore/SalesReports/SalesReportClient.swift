@@ -53,7 +53,7 @@ public struct SalesReportClient: Sendable {
             ("vendorNumber", vendorNumber), ("version", version),
         ]
         return baseURL + "/v1/salesReports?"
-            + filters.map { "filter%5B\($0.0)%5D=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
+            + filters.map { "filter%5B\($0.0)%5D=\(ServerAPIEndpoints.percentEncoded($0.1))" }.joined(separator: "&")
     }
 
     /// One day's report. `version` is the one to ask for; a drift Apple names is followed once and
@@ -162,25 +162,5 @@ public struct SalesReportClient: Sendable {
     static func retryAfter(_ value: String?) -> Duration? {
         guard let value, let seconds = Int(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
         return .seconds(seconds)
-    }
-
-    private static func percentEncoded(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                result.append(Character(Unicode.Scalar(byte)))
-            default:
-                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return result
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
