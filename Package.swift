@@ -69,12 +69,34 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
-        // Everything subrecon does; the executable only parses arguments and calls in here.
+        // The model: what Apple says in our words, receipts and renewal records, the state derivation,
+        // the reconciler, updates, changes, the due policy, money arithmetic and calendar days. Pure:
+        // no I/O, no database, no network; every target above depends on it and it on nothing.
         .target(
-            name: "SubRecon",
+            name: "SubReconModel",
             dependencies: [
-                "SubReconHTTP",
-                "AppleSignedData",
+                // SHA-256 of receipt data (ReceiptFingerprint): a pure function, no I/O.
+                .product(name: "Crypto", package: "swift-crypto")
+            ]
+        ),
+        // The Apple clients: verifyReceipt, the App Store Server API (one connection owning the token,
+        // the rate limiter, error classification and Retry-After), notification payloads, and the
+        // sales-report client and parser. Knows the model, never a store.
+        .target(
+            name: "SubReconAppStore",
+            dependencies: [
+                "SubReconModel", "SubReconHTTP", "AppleSignedData",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The stores: SQLite (GRDB) and PostgreSQL (postgres-nio) behind `SubscriptionStore`, with every
+        // SQL string the application runs (Schema/). Knows the model, never an Apple client.
+        .target(
+            name: "SubReconStore",
+            dependencies: [
+                "SubReconModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API for the reconciliation's hot statements (see DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -83,8 +105,17 @@ let package = Package(
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The application: the nightly run, notifications, import, reports and the dashboard,
+        // observability, parity, Apple's sales reports, configuration. The executable only parses
+        // arguments and calls in here.
+        .target(
+            name: "SubRecon",
+            dependencies: [
+                "SubReconModel", "SubReconAppStore", "SubReconStore", "SubReconHTTP", "AppleSignedData",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         // `subrecon demo`: the whole path against the built-in simulator. Its own target, so the
@@ -92,7 +123,7 @@ let package = Package(
         .target(
             name: "SubReconDemo",
             dependencies: [
-                "SubRecon", "AppStoreSimulator", "AppleSignedData", "SubReconHTTP",
+                "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppStoreSimulator", "AppleSignedData", "SubReconHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -102,7 +133,7 @@ let package = Package(
         .target(
             name: "NotificationReceiver",
             dependencies: [
-                "SubRecon",
+                "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -113,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "subrecon",
             dependencies: [
-                "SubRecon", "SubReconDemo", "AppStoreSimulator", "NotificationReceiver", "SubReconHTTP",
+                "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "SubReconDemo", "AppStoreSimulator", "NotificationReceiver", "SubReconHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "subrecon-bench",
             dependencies: [
-                "SubRecon", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData",
+                "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The workers benchmark makes (and drops) a database of its own on a PostgreSQL server.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -134,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SubReconTests",
-            dependencies: ["SubRecon", "AppleSignedData", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppleSignedData", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -175,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "SubRecon", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData", "NotificationReceiver",
+                "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData", "NotificationReceiver",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // SQLite's C API (same package as GRDB): tests lower a connection's limits.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

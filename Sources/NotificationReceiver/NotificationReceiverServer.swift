@@ -4,6 +4,9 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `subrecon notifications serve`: an HTTP/1.1 server (Hummingbird, keep-alive) that hands each
 /// notification body to a `NotificationIntake` and answers what Apple acts on, with `/metrics` and

@@ -1,4 +1,7 @@
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Observations in seconds counted into fixed buckets, as a Prometheus histogram exposes them.
 struct SecondsHistogram: Sendable {

@@ -4,7 +4,10 @@ import Crypto
 import Foundation
 import Logging
 import SubRecon
+import SubReconAppStore
 import SubReconHTTP
+import SubReconModel
+import SubReconStore
 
 /// `subrecon demo`: the whole nightly path against the built-in App Store simulator, in a fresh
 /// temporary database, with no secret and no network. A newcomer's first command.

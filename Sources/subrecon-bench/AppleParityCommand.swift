@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `subrecon-bench apple-parity`: a year of Apple's daily Summary Sales Reports, derived from a
 /// generated ledger and perturbed (lost orders, day-boundary shifts, periods Apple never billed),

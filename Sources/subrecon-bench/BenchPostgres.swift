@@ -2,6 +2,9 @@ import Foundation
 import Logging
 import PostgresNIO
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// The PostgreSQL server a benchmark uses: `--postgres-url`, else `SUBRECON_BENCH_POSTGRES_URL`,
 /// else `SUBRECON_TEST_POSTGRES_URL` (the throwaway cluster that scripts/bench.sh and scripts/test.sh

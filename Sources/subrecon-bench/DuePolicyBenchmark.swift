@@ -3,7 +3,10 @@ import Foundation
 import GRDB
 import Logging
 import SubRecon
+import SubReconAppStore
 import SubReconHTTP
+import SubReconModel
+import SubReconStore
 
 /// The due policy against "verify everything every night", in-process on simulated time: one
 /// `SimulatedClock` drives the simulator (zero latency) and two `ReconciliationJob`s over two

@@ -1,4 +1,7 @@
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Prints the due-policy comparison and the targets it bears on.
 enum DuePolicyReport {

@@ -1,6 +1,9 @@
 import Foundation
 import GRDB
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// A subscriber base with a year of billed periods, written straight into a fresh SQLite store for
 /// the money reports' benchmark: monthly, yearly and weekly plans in four currencies, free trials

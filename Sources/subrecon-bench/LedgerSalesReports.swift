@@ -2,6 +2,9 @@ import AppStoreSimulator
 import Foundation
 import GRDB
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Apple's daily Summary Sales Reports for a generated ledger (``LedgerPopulation``), derived from
 /// the ledger itself, then perturbed so that `report apple-parity` has something to find:

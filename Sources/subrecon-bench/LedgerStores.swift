@@ -1,5 +1,8 @@
 import Foundation
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// The stores a ledger benchmark measures: the generated SQLite file, and a copy of it on
 /// PostgreSQL (made with the real binary's `subrecon db copy`, then vacuumed) when a server is

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `subrecon-bench money`: the money reports over a large ledger, on SQLite and (when a server is
 /// named) PostgreSQL: `report revenue --by month`, `report metrics --by month`, `report dashboard`,

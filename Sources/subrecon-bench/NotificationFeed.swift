@@ -2,6 +2,9 @@ import AppStoreSimulator
 import AppleSignedData
 import Logging
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// The NOTIFIED database's receiver, in process: the App Store Server Notifications V2 the
 /// simulator says the subscribers' timelines produced, handed to a `NotificationProcessor` as

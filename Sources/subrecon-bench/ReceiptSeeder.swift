@@ -2,6 +2,9 @@ import Dispatch
 import Foundation
 import GRDB
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Fills a fresh subrecon database with generated receipts, as fast as SQLite takes them: rows are
 /// built in batches on every core, then inserted with one cached statement, one transaction per

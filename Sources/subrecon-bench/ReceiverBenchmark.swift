@@ -1,6 +1,9 @@
 import AppStoreSimulator
 import Foundation
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// The receiver under load from this process: `notifications serve` as a child (its CPU and RSS
 /// read from /proc), `connections` keep-alive connections through libcurl multi, closed loop.

@@ -2,6 +2,9 @@ import Foundation
 import GRDB
 import PostgresNIO
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// What a receiver that has been running a while has stored before the timed load: `count`
 /// earlier notifications (applied, one delivery each, uuids `history-N`, source `backfill`,

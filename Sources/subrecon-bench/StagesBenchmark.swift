@@ -2,6 +2,9 @@ import AppStoreSimulator
 import Foundation
 import GRDB
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// The per-receipt CPU of each stage of a run, measured one stage at a time in this process with
 /// no HTTP in between: building the request, the simulator's answer, decoding it, and reconciling

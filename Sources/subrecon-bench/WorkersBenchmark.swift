@@ -2,6 +2,9 @@ import AppStoreSimulator
 import Foundation
 import Logging
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Several workers sharing one App Store Server API rate budget through PostgreSQL: N generated
 /// receipts imported into a fresh database, `subrecon simulator` (its own process) answering 429

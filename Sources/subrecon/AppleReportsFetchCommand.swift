@@ -1,7 +1,10 @@
 import AppleSignedData
 import ArgumentParser
 import SubRecon
+import SubReconAppStore
 import SubReconHTTP
+import SubReconModel
+import SubReconStore
 
 /// `subrecon apple-reports fetch [--since D] [--until D]`
 struct AppleReportsFetchCommand: AsyncParsableCommand {

@@ -1,5 +1,8 @@
 import ArgumentParser
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `subrecon apple-reports import FILE...`
 struct AppleReportsImportCommand: AsyncParsableCommand {

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `subrecon db migrate` and `subrecon db copy SOURCE TARGET`: the database itself, for deploys and
 /// for moving between SQLite and PostgreSQL.

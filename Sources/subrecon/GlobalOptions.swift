@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import SubRecon
-
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `subrecon import FILE|-`
 struct ImportCommand: AsyncParsableCommand {

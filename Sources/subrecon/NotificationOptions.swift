@@ -1,6 +1,9 @@
 import ArgumentParser
 import Logging
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// What verifying notifications needs (no API key: `serve` and `import` never call Apple).
 struct NotificationOptions: ParsableArguments {

@@ -3,8 +3,11 @@ import ArgumentParser
 import Crypto
 import Foundation
 import SubRecon
+import SubReconAppStore
 import SubReconDemo
 import SubReconHTTP
+import SubReconModel
+import SubReconStore
 
 /// `subrecon simulator`: the fake App Store (verifyReceipt and the Server API) on its own.
 struct SimulatorCommand: AsyncParsableCommand {

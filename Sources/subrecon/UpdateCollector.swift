@@ -1,5 +1,8 @@
 import Foundation
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Gathers a run's updates (they arrive on the run's task) for printing afterwards.
 final class UpdateCollector: RunObserver, @unchecked Sendable {

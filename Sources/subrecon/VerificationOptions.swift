@@ -1,6 +1,9 @@
 import ArgumentParser
 import Logging
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Options of the commands that talk to Apple (`run`, `user`). There is no flag for the secret
 /// itself, on purpose: it would show in `ps`.

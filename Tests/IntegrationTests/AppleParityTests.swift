@@ -6,6 +6,9 @@ import SubReconHTTP
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `report apple-parity` end to end: the simulator's accounts run through the Server API into the
 /// ledger, Apple's reports fetched from the simulator over loopback, and the two matched on both

@@ -4,6 +4,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `subrecon apple-reports fetch|import` and `report apple-parity` through the built binary:
 /// kill -9 in the middle of a 90-day fetch, then the same command again asks Apple only for what

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The built binary, run as cron and operators run it, against the simulator on a loopback port.
 @Suite struct BinaryEndToEndTests {

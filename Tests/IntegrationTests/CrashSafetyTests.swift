@@ -4,6 +4,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// kill -9 at any moment, then run again: nothing lost, nothing duplicated. SIGTERM stops gracefully.
 @Suite(.serialized) struct CrashSafetyTests {

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The dashboard in a real browser: a year of realistic data rendered to a file and opened in headless
 /// Chromium, which must build every chart and table, print nothing to its console and request nothing.

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// PostgreSQL stops answering in the middle of a run (its server stopped as if it crashed): the
 /// worker retries for the bounded time, then exits 74 with a clear message; no receipt is

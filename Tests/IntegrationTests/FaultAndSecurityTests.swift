@@ -4,6 +4,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// Faults and security over real parts: a real SQLite file, the simulator over loopback (with
 /// injected faults), the built binary, and `openssl s_server` for TLS.

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `run --refill-ledger`: a database whose periods hold no money (reconciled before the ledger
 /// existed) reads every receipt's whole history again and gets its prices; killed half-way, the

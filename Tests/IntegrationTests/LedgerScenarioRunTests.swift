@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The simulator's money scenarios through the real nightly run: in server-api mode every period
 /// lands in the ledger with Apple's price, currency and refund, and both Apple APIs agree on the

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The money reports, byte for byte, from the simulator's money scenarios through a real
 /// server-api run and the notifications Apple sends afterwards, on both stores against ONE set of

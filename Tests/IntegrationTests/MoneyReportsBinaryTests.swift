@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `report revenue`, `report metrics` and `report dashboard` through the built binary: bad flags
 /// are usage errors (exit 2) that touch nothing; the dashboard is written atomically, mode 0600.

@@ -4,6 +4,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// import → run → report, with a real SQLite file and real HTTP to the simulator over loopback.
 @Suite struct NightlyRunTests {

@@ -6,6 +6,9 @@ import SubReconHTTP
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `notifications backfill`: Apple's Get Notification History, page by page, over real HTTP to the
 /// simulator, each notification verified and applied like a received one.

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// Notifications arriving together share one transaction (`NotificationWriteQueue`): a batch must
 /// end exactly as storing its notifications one after another, on both stores (same results, same

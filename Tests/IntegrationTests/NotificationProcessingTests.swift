@@ -4,6 +4,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// App Store Server Notifications V2 through the processor the receiver, `notifications import`
 /// and `notifications backfill` share: real stores (SQLite file, PostgreSQL database), notifications

@@ -4,6 +4,9 @@ import SubReconHTTP
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The notification receiver over real loopback HTTP (libcurl, keep-alive) with a scripted intake
 /// in place of verification and the store: what each intake result is answered, the size limit,

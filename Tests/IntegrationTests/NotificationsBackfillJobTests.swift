@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `jobs/backfill-notifications.sh`, as cron runs it: the binary's `notifications backfill` over
 /// the last two days of the simulator's notification history, configured from an environment file.

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `subrecon notifications import` and `report notifications` as an operator runs them, on both stores.
 @Suite struct NotificationsImportBinaryTests {

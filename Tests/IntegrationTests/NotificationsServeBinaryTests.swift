@@ -4,6 +4,9 @@ import SubReconHTTP
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `subrecon notifications serve` as an operator runs it: prints its URL, serves, and exits 0 on
 /// SIGTERM; a signed notification is stored and applied, a forged one refused.

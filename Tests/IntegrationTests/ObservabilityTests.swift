@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// What operators and monitoring see: progress and logs off a terminal, JSON logs, the metrics
 /// file, `user --json` and the lookup by original_transaction_id.

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The PostgreSQL password through the binary: from the password file or in the URL, it never
 /// shows in any output, error or report; a password the server refuses is a configuration error.

@@ -3,6 +3,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The cursor reads the next keyset page ahead while the current one is handed out; every
 /// selected receipt must still come out exactly once, in keyset order, whatever the page size,

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// Every report kind, byte for byte, against golden files; then the new kinds' meaning, one
 /// situation at a time.

@@ -4,6 +4,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// Transient failures are retried within the run; an outage opens the circuit breaker; one
 /// nightly run per database at a time.

@@ -3,6 +3,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The built binary in server-api mode, configured the way an operator configures it: a `.p8`
 /// file, key ID, issuer ID, bundle ID, and (here) the simulator's root as the trusted one.

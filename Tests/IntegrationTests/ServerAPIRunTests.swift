@@ -6,6 +6,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `SUBRECON_APPLE_API=server-api`: real SQLite, real HTTP to the simulator's App Store Server API
 /// over loopback, every signed item verified to the simulator's own root.

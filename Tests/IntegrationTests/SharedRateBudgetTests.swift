@@ -5,6 +5,9 @@ import Synchronization
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// `SUBRECON_API_RATE` for all workers together: the `api_rate` schedule on PostgreSQL (real
 /// database, real simulator over loopback), and SQLite's answer that its one process paces alone.

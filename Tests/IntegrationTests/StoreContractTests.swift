@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The store protocol itself, one suite run against both implementations (a SQLite file and a
 /// PostgreSQL database): imports, selections, batched reconciliation writes and their atomicity.

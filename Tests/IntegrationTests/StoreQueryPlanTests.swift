@@ -3,6 +3,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The queries a run repeats per page or per receipt use their indexes (EXPLAIN QUERY PLAN),
 /// so a run's cost follows what is due, not how much is stored.

@@ -4,6 +4,9 @@ import GRDBSQLite
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The reconciliation reads stored subscriptions and renewal records by column position (its hot
 /// path); GRDB's Codable decoding of `SELECT *` reads them by name. Both must give the same values

@@ -3,6 +3,9 @@ import GRDB
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// A StoreKit 2 app's rows: a transaction id and no receipt data, stored and deduplicated.
 @Suite struct TransactionIDImportTests {

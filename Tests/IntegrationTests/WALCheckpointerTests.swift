@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The receiver's SQLite store checkpoints its WAL on a connection of its own, not in the commit
 /// that crosses the threshold: what is committed reaches the database file without any commit

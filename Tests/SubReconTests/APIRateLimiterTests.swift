@@ -1,6 +1,9 @@
+@testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
 import Synchronization
 import Testing
-@testable import SubRecon
 
 /// The limiter's slots, against a clock the test moves (no wall-clock timing).
 @Suite("API rate limiter")
@@ -54,6 +57,6 @@ struct APIRateLimiterTests {
         ("soon", .seconds(1)), (nil, .seconds(1)),
     ] as [(String?, Duration)])
     func retryAfterIsEpochMillisecondsOrSeconds(header: String?, expected: Duration) {
-        #expect(ServerAPIClient.retryAfter(header, nowMs: 1_795_329_964_000) == expected)
+        #expect(ServerAPIConnection.retryAfter(header, nowMs: 1_795_329_964_000) == expected)
     }
 }

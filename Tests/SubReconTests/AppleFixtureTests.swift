@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// Real verifyReceipt bodies captured from Apple (Fixtures/apple-real, see its README) decoded and
 /// derived, against the expected states in expected.csv at each body's own `now`.

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The dashboard page without a browser: same bytes for the same data, nothing that could load from
 /// elsewhere, hostile text escaped, an empty state that says what is missing, marks in every chart.

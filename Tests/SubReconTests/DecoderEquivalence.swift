@@ -1,6 +1,9 @@
 import Foundation
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// How the single-pass decoder (`VerifyReceiptResponse.decode`) and the Foundation one it replaced
 /// (`FoundationAnswerDecoder`) treated the same body. Only two outcomes are allowed: the same,

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The single-pass decoder against the Foundation JSONDecoder one it replaced
 /// (`FoundationAnswerDecoder`): the same values for every body Foundation could read, and the

@@ -1,7 +1,10 @@
 import Logging
+@testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
 import Synchronization
 import Testing
-@testable import SubRecon
 
 /// The text log's wrapper: metadata set on a logger reaches the written line, merged with the
 /// call's (the call's win), and nothing reaches the handler for a line below the level.

@@ -1,5 +1,8 @@
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 private let now: Int64 = 1_795_329_964_000
 private let day = DuePolicy.day

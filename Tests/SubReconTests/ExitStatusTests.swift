@@ -1,6 +1,9 @@
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The contract's exit codes (docs: README "Exit codes"), pinned: cron jobs and shells rely on them.
 @Suite struct ExitStatusTests {

@@ -1,6 +1,9 @@
 import Foundation
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The decoder subrecon used before `AppStoreAnswerScanner`: Foundation's JSONDecoder with tolerant
 /// helpers. Kept, unchanged in what it does, only as the reference the single-pass decoder is

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// Property and fuzz tests of the pure path Apple's bytes take: `VerifyReceiptResponse.decode` →
 /// `SubscriptionStateDerivation.derive` → `ReceiptReconciler.reconcile`.

@@ -1,6 +1,9 @@
 import Foundation
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 /// One table row: an input file and what the parser must make of it.
 private struct ParseCase: Sendable, CustomTestStringConvertible {

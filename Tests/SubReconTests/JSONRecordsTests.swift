@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The PostgreSQL writer's rows travel as one JSON array: every value must come back as it went in.
 @Suite struct JSONRecordsTests {

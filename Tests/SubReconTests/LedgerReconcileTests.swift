@@ -1,6 +1,9 @@
 import Foundation
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 /// The ledger as the reconciler writes it: money from signed data on new periods, revisions of
 /// stored periods (money filled in, refunds, reversals), newest signed data wins, verifyReceipt

@@ -1,6 +1,9 @@
 import Foundation
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 /// The money fields of signed transactions, fuzzed: whatever Apple (or a bug) puts in `price`,
 /// `currency`, `revocationPercentage`, `revocationType` and the other money fields, the scanner

@@ -1,6 +1,9 @@
 import Foundation
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 /// The receiver reads notification bodies and payloads with the one-pass scanner; it must read
 /// exactly what Foundation's JSONDecoder read, and refuse what it refused.

@@ -1,6 +1,9 @@
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 @Suite("Receipt fingerprints")
 struct ReceiptFingerprintTests {

@@ -1,6 +1,9 @@
 import Foundation
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 /// `ReceiptReconciler.reconcile(_:snapshot:nowMs:runID:)`: one receipt's outcome + what is stored → the writes.
 @Suite("ReceiptReconciler")

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The report flags' values (`--within`, `--since`, `--until`, `--run`) and the `change` vocabulary.
 @Suite("Report options and change classification")

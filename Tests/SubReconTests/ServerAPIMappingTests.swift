@@ -1,7 +1,10 @@
 import AppleSignedData
 import Foundation
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 /// Apple's signed payloads (decoded) → our model, against Apple's own library fixtures.
 @Suite("Server API mapping")

@@ -1,7 +1,10 @@
 import Crypto
 import Foundation
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 /// `SUBRECON_APPLE_API=server-api`: what must be set, what is refused, what is never printed.
 @Suite("Server API settings")

@@ -1,6 +1,9 @@
 import Foundation
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 /// `Settings.resolve(environment:flags:)` and the verifyReceipt request body.
 @Suite("Settings")

@@ -2,6 +2,9 @@ import Synchronization
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The limiter pacing requests from reservations of a schedule shared with other workers, against
 /// a clock the test moves and a schedule that works as PostgreSQL's `api_rate` row does: no

@@ -1,6 +1,9 @@
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// The state table: every status of the contract and the shapes that trip up hand-written jobs.
 /// Synthetic bodies, because no licensed real capture exists for grace, retry or `is_upgraded`.

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// The days of Apple's report stored in a window (`apple_report_days`).
 public struct AppleReportDays: Sendable {
     public struct Stored: Sendable, Equatable {

@@ -1,4 +1,7 @@
 import Logging
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `apple-reports fetch`: each Pacific-time day of the window, oldest first, one request at a
 /// time, each day parsed whole and stored in one transaction (replacing an earlier copy).

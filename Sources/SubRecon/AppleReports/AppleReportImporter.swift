@@ -1,4 +1,7 @@
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `apple-reports import FILE...`: Summary Sales Reports downloaded by hand (`.txt`/`.tsv`, or
 /// gzip). Every file is read and checked before anything is stored: one bad file and nothing is

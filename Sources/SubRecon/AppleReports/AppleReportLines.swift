@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// The lines `apple-reports fetch|import` print, one per day, and the fetch's summary.
 public enum AppleReportLines {
     public static func text(_ outcome: AppleReportFetcher.DayOutcome) -> String {

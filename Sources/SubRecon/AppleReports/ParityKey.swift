@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// One row's key in `report apple-parity`: `(day, product_id, country, currency, price_milliunits,
 /// kind)`, ordered as the contract sorts rows (strings bytewise, the price numerically).
 public struct ParityKey: Sendable, Hashable, Comparable {

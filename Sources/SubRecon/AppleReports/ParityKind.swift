@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// What a `report apple-parity` key counts: billed periods, full refunds, or partial refunds.
 public enum ParityKind: String, Sendable, Hashable, CaseIterable {
     case billed

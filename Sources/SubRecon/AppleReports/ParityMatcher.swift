@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Matches Apple's counts against the ledger's, key by key (`report apple-parity`).
 ///
 /// Only days with an Apple report stored are compared: keys on other days are dropped from both

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// One row of `report apple-parity`.
 public struct ParityRow: Sendable, Equatable {
     /// The CSV columns, in order (`ReportKind` in main reads this).

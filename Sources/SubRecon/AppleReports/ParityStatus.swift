@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// The `status` column of `report apple-parity`.
 public enum ParityStatus: String, Sendable, Hashable, CaseIterable {
     /// Both sides count the same.

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// The summary of `report apple-parity` (stderr, the dashboard, the exit code).
 public struct ParitySummary: Sendable, Equatable {
     /// A compared day and the units on it no shift explains.

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Units per ``ParityKey`` on one side of `report apple-parity`: Apple's sales report rows, or the
 /// ledger's rows. Two tallies (one per side) go to ``ParityMatcher``.
 public struct ParityTally: Sendable, Equatable {

@@ -1,5 +1,8 @@
 import AppleSignedData
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// What `apple-reports fetch` needs: a team App Store Connect API key, the vendor number the
 /// reports belong to, and the API's base URL. `apple-reports import` and `report apple-parity`
@@ -60,7 +63,7 @@ public struct AppStoreConnectSettings: Sendable {
             let reason = FileManager.default.fileExists(atPath: keyFile) ? "permission denied or not UTF-8" : "no such file"
             throw .other("cannot read the App Store Connect key file \(keyFile) (SUBRECON_ASC_KEY_FILE / --asc-key-file): \(reason)")
         }
-        if let warning = Settings.readableByOthersWarning(keyFile, what: "the App Store Connect key file") { warnings.append(warning) }
+        if let warning = SecretFile.readableByOthersWarning(keyFile, what: "the App Store Connect key file") { warnings.append(warning) }
         let key: AppStoreConnectKey
         do {
             key = try AppStoreConnectKey(privateKeyPEM: pem, keyID: keyID, issuerID: issuerID)

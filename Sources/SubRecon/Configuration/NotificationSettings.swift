@@ -1,4 +1,7 @@
 import AppleSignedData
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// What verifying App Store Server Notifications needs: the app's bundle id, the root its
 /// signatures chain to, and (optionally) its Apple ID. No API key: the receiver and

@@ -1,5 +1,8 @@
 import AppleSignedData
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Which Apple API a run asks.
 public enum AppleAPI: String, Sendable, CaseIterable {
@@ -158,7 +161,7 @@ public struct ServerAPISettings: Sendable {
             let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file"
             throw .other("cannot read the API key file \(path) (SUBRECON_API_KEY_FILE / --api-key-file): \(reason)")
         }
-        if let warning = Settings.readableByOthersWarning(path, what: "the API key file") { warnings.append(warning) }
+        if let warning = SecretFile.readableByOthersWarning(path, what: "the API key file") { warnings.append(warning) }
         return text
     }
 }

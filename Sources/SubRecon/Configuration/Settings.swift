@@ -1,4 +1,7 @@
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Everything a reconciliation needs to know, resolved from the environment and the flags
 /// (a flag wins over its variable). The secret is only ever read from the environment or a file.
@@ -205,39 +208,10 @@ public struct Settings: Sendable {
         case (let value?, nil): return SharedSecret(value.trimmingCharacters(in: .whitespacesAndNewlines))
         case (nil, let path?):
             return SharedSecret(
-                try firstLine(
+                try SecretFile.firstLine(
                     ofSecretFile: path, what: "the shared secret file", warnings: &warnings,
                     unreadable: { .sharedSecretFileUnreadable(path: path, reason: $0) }, empty: .sharedSecretFileEmpty(path: path)))
         }
-    }
-
-    /// A secret file's first line without surrounding blanks (the shared secret, the database
-    /// password); a file group or others can read adds a warning. Errors are the caller's, so each
-    /// names its own file.
-    static func firstLine(
-        ofSecretFile path: String, what: String, warnings: inout [String], unreadable: (_ reason: String) -> ConfigurationError,
-        empty: ConfigurationError
-    ) throws(ConfigurationError) -> String {
-        let contents: String
-        do {
-            contents = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw unreadable(FileManager.default.fileExists(atPath: path) ? "permission denied or not UTF-8" : "no such file")
-        }
-        // Split on any line break: in Swift "\r\n" is one Character, so splitting on "\n" misses it.
-        let firstLine = contents.split(maxSplits: 1, omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
-        guard !firstLine.isEmpty else { throw empty }
-        if let warning = readableByOthersWarning(path, what: what) { warnings.append(warning) }
-        return firstLine
-    }
-
-    /// A warning when group or others may read a secret file (the shared secret, the API key).
-    static func readableByOthersWarning(_ path: String, what: String) -> String? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let mode = attributes[.posixPermissions] as? NSNumber, mode.intValue & 0o077 != 0
-        else { return nil }
-        return "\(what) \(path) can be read by group or others (mode \(String(mode.intValue, radix: 8))); chmod 600 it"
     }
 
     static func checkURL(_ value: String, setting: String) throws(ConfigurationError) {

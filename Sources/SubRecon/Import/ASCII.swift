@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Byte-level helpers shared by the import readers; everything here is ASCII-only on purpose.
 enum ASCII {
     /// Space, tab, carriage return or line feed.

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// A strict RFC 4180 record reader over bytes, for import files.
 ///
 /// - Fields are separated by `,`; records end with `\n` or `\r\n` (or the end of the input).

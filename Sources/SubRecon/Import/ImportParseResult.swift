@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// What ``ImportFileParser/parse(_:)`` found in one file.
 ///
 /// The contract says a file with any bad row imports nothing: callers must check that

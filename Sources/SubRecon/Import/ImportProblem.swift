@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Why one record (or the header) of an import file was rejected.
 public struct ImportProblem: Sendable, Equatable, CustomStringConvertible {
     /// The file name as the operator gave it, or `<stdin>`.

@@ -1,4 +1,7 @@
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `subrecon import`: reads a file (or standard input), validates every row, and stores all rows
 /// or, if any row is bad, none.

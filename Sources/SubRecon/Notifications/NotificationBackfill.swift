@@ -1,7 +1,10 @@
 import AppleSignedData
 import Foundation
 import Logging
+import SubReconAppStore
 import SubReconHTTP
+import SubReconModel
+import SubReconStore
 
 /// `notifications backfill`: asks Apple's Get Notification History for a span, page by page
 /// (`paginationToken`), and hands every notification to the processor, which stores only the
@@ -127,77 +130,54 @@ public struct NotificationBackfill: Sendable {
         var paginationToken: String?
     }
 
-    struct ErrorBody: Decodable {
-        var errorCode: Int?
-        var errorMessage: String?
-    }
-
     /// One page, retried on timeouts, 5xx and 429 (after its `Retry-After`) like a receipt.
     private func fetchPage(body: [UInt8], token: String?, environment: ReceiptEnvironment, summary: Summary)
         async throws(Failure) -> Page
     {
         var url = endpoints.base(for: environment) + "/inApps/v1/notifications/history"
         if let token { url += "?paginationToken=" + ServerAPIEndpoints.percentEncoded(token) }
+        let connection = ServerAPIConnection(
+            transport: transport, endpoints: endpoints, tokens: tokens, limiter: limiter, requestTimeout: requestTimeout,
+            retryPolicy: retryPolicy, clockMs: clockMs)
         var attempt = 0
         while true {
             attempt += 1
-            let bearer: String
-            do {
-                bearer = try tokens.token()
-            } catch {
-                throw .configuration("cannot make the App Store Server API token: \(error)")
-            }
-            do {
-                try await limiter.acquire()
-            } catch {
-                throw .apple("stopped while waiting for the rate limit", summary)
-            }
-            let request = HTTPRequest(
-                url: url, method: "POST",
-                headers: [("Authorization", "Bearer " + bearer), ("Content-Type", "application/json"), ("Accept", "application/json")],
-                body: body, timeout: requestTimeout)
-            var problem: String
+            let problem: String
             var retryAfter: Duration? = nil
             var retryable = true
-            do {
-                let response = try await transport.send(request)
-                if (200..<300).contains(response.status) {
-                    guard let page = try? JSONDecoder().decode(Page.self, from: Data(response.body)) else {
-                        throw Failure.apple("a notification history page was not the expected JSON", summary)
-                    }
-                    return page
+            switch await connection.send("POST", url, body: body) {
+            case .success(let bytes):
+                guard let page = try? JSONDecoder().decode(Page.self, from: Data(bytes)) else {
+                    throw .apple("a notification history page was not the expected JSON", summary)
                 }
-                let error = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
-                let code = error?.errorCode
-                switch (response.status, code) {
+                return page
+            case .failure(.noToken(let reason)):
+                throw .configuration("cannot make the App Store Server API token: \(reason)")
+            case .failure(.stopping):
+                throw .apple("stopped while waiting for the rate limit", summary)
+            case .failure(.transport(let error)):
+                problem = error.description
+                retryable = error.isTransient
+            case .failure(.refused(let status, let code, let wait)):
+                switch (status, code) {
                 case (401, _):
-                    throw Failure.configuration(RunStoppingProblem.apiKeyRejected(environment: environment).description)
+                    throw .configuration(RunStoppingProblem.apiKeyRejected(environment: environment).description)
                 case (404, 4_040_003?):
-                    throw Failure.configuration(RunStoppingProblem.appNotFound(environment: environment).description)
+                    throw .configuration(RunStoppingProblem.appNotFound(environment: environment).description)
                 case (400, 4_000_012?):
-                    throw Failure.configuration(
+                    throw .configuration(
                         "Apple answered 4000012: --since is further back than its notification history (180 days in production, 30 in the sandbox)")
                 case (400, 4_000_017?) where token != nil:
-                    throw Failure.apple(
+                    throw .apple(
                         "Apple's pagination token expired (4000017); run the backfill again from the last notification stored (duplicates are skipped)",
                         summary)
                 case (429, _):
-                    let wait = ServerAPIClient.retryAfter(response.headers["retry-after"], nowMs: clockMs())
-                    let pause = min(wait, retryPolicy.maxRetryAfter).components
-                    await limiter.rateLimited(retryAfterNs: pause.seconds * 1_000_000_000 + pause.attoseconds / 1_000_000_000)
                     retryAfter = wait
                     problem = "the App Store Server API answered 429 (rate limit)"
                 default:
-                    retryable = response.status >= 500 || response.status == 408
-                    problem = "HTTP \(response.status)\(code.map { " (\($0))" } ?? "") from the App Store Server API at \(url)"
+                    retryable = status >= 500 || status == 408
+                    problem = "HTTP \(status)\(code.map { " (\($0))" } ?? "") from the App Store Server API at \(url)"
                 }
-            } catch let failure as Failure {
-                throw failure
-            } catch let error as HTTPTransportError {
-                problem = error.description
-                retryable = error.isTransient
-            } catch {
-                problem = "\(error)"
             }
             guard retryable,
                 let delay = retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0..<1))

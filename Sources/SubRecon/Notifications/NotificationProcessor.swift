@@ -1,6 +1,9 @@
 import AppleSignedData
 import Foundation
 import Logging
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Verifies App Store Server Notifications V2 and applies them: the receiver, `notifications
 /// import` and `notifications backfill` all hand bodies to it.

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Group commit for notifications: what arrives while a write is in progress is written together
 /// in the next transaction, so a busy receiver pays a transaction's round trips once per batch
 /// instead of once per notification (on PostgreSQL those round trips, not the rows, were the

@@ -1,4 +1,7 @@
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Writes Prometheus text exposition format at the end of a run, atomically, for
 /// node_exporter's textfile collector (`--metrics-file /var/lib/node_exporter/subrecon.prom`):

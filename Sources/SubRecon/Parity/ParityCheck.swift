@@ -1,4 +1,7 @@
 import Logging
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// `subrecon parity`: asks both Apple APIs about the same receipts, derives each subscription's
 /// row from both answers against what is stored (exactly as a run would), writes nothing, and

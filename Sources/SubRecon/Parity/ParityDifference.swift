@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// One field of one subscription on which the two Apple APIs disagree (`subrecon parity`).
 public struct ParityDifference: Sendable, Equatable {
     public var userID: String

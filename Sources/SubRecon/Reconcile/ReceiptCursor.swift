@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Streams a selection of receipts from the store in keyset pages, so a run over a million
 /// receipts holds at most two pages in memory, not the table. The next page is read while the
 /// second half of the current one is handed out, so the run never waits on a page read

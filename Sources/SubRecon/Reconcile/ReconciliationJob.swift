@@ -1,7 +1,10 @@
 import AppleSignedData
 import Foundation
 import Logging
+import SubReconAppStore
 import SubReconHTTP
+import SubReconModel
+import SubReconStore
 
 /// Wires the live parts together for `run` and `user`: the store, libcurl, the chosen Apple API.
 public struct ReconciliationJob: Sendable {

@@ -1,5 +1,8 @@
 import Foundation
 import Logging
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// The run pipeline, shared by the nightly batch and the single-user command:
 /// stream the selected receipts from the store, keep at most `concurrency` verifications in

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Why a run could not run at all, or stopped for a reason of its own (not Apple's).
 public enum RunFailure: Error, Sendable, CustomStringConvertible {
     /// Another nightly run holds the database's run lock (exit 75).

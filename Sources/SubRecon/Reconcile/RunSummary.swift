@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// What a run did, for the summary line, the exit code and the tests.
 public struct RunSummary: Sendable, Equatable {
     /// nil for a dry run (nothing recorded).

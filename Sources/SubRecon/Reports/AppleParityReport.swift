@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// `report apple-parity`: the ledger matched against Apple's stored Summary Sales Reports, from one
 /// read snapshot. Only days with a stored Apple report are compared.
 enum AppleParityReport {

@@ -1,4 +1,7 @@
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Writes a file so that it appears whole or not at all: into a temporary file (mode 0600) in
 /// the same folder, then renamed over the target. A failed report never leaves a partial file.

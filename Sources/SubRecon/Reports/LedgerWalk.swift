@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Reads the money ledger one subscription at a time for `report revenue`, `report metrics` and
 /// the dashboard: the rows of one original transaction id together, in purchase order, each
 /// period once (a receipt two users share records its periods under both). Streaming: memory

@@ -1,5 +1,8 @@
 import AppleSignedData
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// Writes a report as CSV, streaming rows from the store (one read snapshot: consistent even
 /// while a run writes). The SQL is the same on both stores, so the same data gives the same
@@ -364,22 +367,4 @@ public struct ReportExporter: Sendable {
         return "\(host):\(pid)"
     }
     private static func flag(_ value: Int64?) -> String? { value.map { $0 != 0 ? "1" : "0" } }
-}
-
-/// Why a report could not be written.
-public enum ReportError: Error, Sendable, CustomStringConvertible {
-    case unknownRun(Int64)
-    /// A flag value or combination the report cannot use (a usage error: exit 2).
-    case invalidOption(String)
-    case cannotWrite(path: String, reason: String)
-    case failed(String)
-
-    public var description: String {
-        switch self {
-        case .unknownRun(let id): "there is no run \(id) (see `subrecon report runs`)"
-        case .invalidOption(let sentence): sentence
-        case .cannotWrite(let path, let reason): "cannot write the report to \(path): \(reason)"
-        case .failed(let reason): "the report failed: \(reason)"
-        }
-    }
 }

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// The CSV reports `subrecon report KIND` writes.
 public enum ReportKind: String, Sendable, CaseIterable {
     case subscriptions

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// What narrows a report: the run (`--run`), a time window (`--since`, `--until`), the look-ahead
 /// of `expiring` (`--within`), and "now". Built from the command line by ``parse(kind:runID:since:until:within:nowMs:)``,
 /// which refuses values a kind does not use, so a typo never silently widens a report.

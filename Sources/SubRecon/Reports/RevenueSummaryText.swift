@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// The ledger in a few lines (what `subrecon demo --apple-api server-api` ends with): billed,
 /// refunded and net per currency over the whole ledger, and this month's MRR.
 enum RevenueSummaryText {

@@ -1,4 +1,7 @@
 import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// The operator's one screen (`subrecon status`): subscriptions by status, receipts due and by
 /// verification state, the last runs, and the receipts that keep failing. Read in one read

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// A readable text table of one user's subscriptions, before and after a re-verification,
 /// for support staff (`subrecon user`). Changed rows are marked with `*`.
 public enum SubscriptionTable {

@@ -2,7 +2,10 @@ import Foundation
 import Logging
 import NotificationReceiver
 import SubRecon
+import SubReconAppStore
 import SubReconHTTP
+import SubReconModel
+import SubReconStore
 
 /// A `NotificationReceiverServer` running in this process on a free loopback port, with a client
 /// for it. `stop()` shuts it down gracefully and returns what `run()` ended with.

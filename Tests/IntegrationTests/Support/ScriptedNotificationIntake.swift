@@ -1,4 +1,7 @@
 import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
 
 /// A `NotificationIntake` for receiver tests: records every body it is handed and answers the
 /// scripted results in order (then `fallback`). With `holding`, each body waits until `release()`,

@@ -3,6 +3,9 @@ import Logging
 import PostgresNIO
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// A database of its own per test, in the throwaway PostgreSQL cluster `scripts/test.sh` starts
 /// (`scripts/postgres-test-cluster.sh`): SUBRECON_TEST_POSTGRES_URL names it, with the password in

@@ -7,6 +7,9 @@ import Logging
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// Which store a test runs against.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -7,6 +7,9 @@ import Synchronization
 import Testing
 
 @testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconAppStore
+@testable import SubReconStore
 
 /// How `SalesReportClient` reads each of App Store Connect's answers (a scripted transport: the
 /// simulator's loopback tests cover the real exchange).

@@ -1,8 +1,11 @@
 import CompressNIO
 import Foundation
 import NIOCore
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 @Suite("SalesReportParser")
 struct SalesReportParserTests {

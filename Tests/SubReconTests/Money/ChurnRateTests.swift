@@ -1,5 +1,8 @@
-import Testing
 @testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+import Testing
 
 @Suite("ChurnRate")
 struct ChurnRateTests {

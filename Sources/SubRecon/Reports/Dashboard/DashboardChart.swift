@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// One inline SVG chart: categories along x (periods, days, runs), one or more series of numbers
 /// drawn as lines or bars, with y ticks, the y unit and thinned x labels. The page's tables carry
 /// the exact figures; the chart only has to be right to the pixel.

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Text helpers for the dashboard page: escaping, identifiers and numbers written the same on every machine.
 enum DashboardHTML {
     /// Escapes text for HTML content and quoted attributes alike (user ids, product ids and labels can

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Gathers the dashboard's figures from one read snapshot: the same rows the CSV reports write
 /// (`report metrics` and `report revenue` by month, `runs`, `notifications`, `unrecorded`), so
 /// the page and the CSVs never disagree.

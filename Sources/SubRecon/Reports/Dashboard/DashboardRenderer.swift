@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// Renders `report dashboard`: one self-contained HTML5 page from a ``DashboardData``.
 ///
 /// The page loads nothing (a Content-Security-Policy forbids every load but inline style and `data:`

@@ -1,3 +1,7 @@
+import SubReconModel
+import SubReconAppStore
+import SubReconStore
+
 /// The page's look: one inline style sheet (no web font, nothing fetched) and the series colours.
 enum DashboardStyle {
     /// Accent colours for series with no meaning of their own (currencies), in order; distinct for

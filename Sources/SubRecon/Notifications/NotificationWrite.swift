@@ -1,8 +1,0 @@
-/// One verified notification to store, with what to do with it (`SubscriptionStore.storeNotifications`).
-public struct NotificationWrite: Sendable {
-    public var notification: StoredNotification
-    public var plan: NotificationPlan
-    /// A delivery from Apple (the receiver, a backfill, an import) rather than the linking of a
-    /// stored unmatched notification: a uuid stored before counts one more delivery.
-    public var countsAsDelivery: Bool
-}

@@ -1,0 +1,59 @@
+import SubReconModel
+
+/// The App Store Server API's base URLs and the paths subrecon calls.
+public struct ServerAPIEndpoints: Sendable, Equatable {
+    public var production: String
+    public var sandbox: String
+
+    public static let apple = ServerAPIEndpoints(
+        production: "https://api.storekit.itunes.apple.com", sandbox: "https://api.storekit-sandbox.itunes.apple.com")
+
+    public init(production: String, sandbox: String) {
+        self.production = Self.trimmed(production)
+        self.sandbox = Self.trimmed(sandbox)
+    }
+
+    public func base(for environment: ReceiptEnvironment) -> String {
+        environment == .production ? production : sandbox
+    }
+
+    /// Get All Subscription Statuses (no `status` filter: expired and revoked entries count too).
+    public func subscriptionStatuses(_ transactionID: String, environment: ReceiptEnvironment) -> String {
+        base(for: environment) + "/inApps/v1/subscriptions/" + transactionID
+    }
+
+    /// Get Transaction History v2, continuing after `revision` when given.
+    public func transactionHistory(_ transactionID: String, revision: String?, environment: ReceiptEnvironment) -> String {
+        var url = base(for: environment) + "/inApps/v2/history/" + transactionID
+        if let revision { url += "?revision=" + Self.percentEncoded(revision) }
+        return url
+    }
+
+    private static func trimmed(_ url: String) -> String {
+        var url = url
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
+    /// RFC 3986 unreserved characters pass; everything else is %XX (revisions are opaque tokens).
+    package static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,20 @@
+/// What an import did.
+public struct ImportSummary: Sendable, Equatable {
+    /// Receipts stored as new.
+    public var imported: Int
+    /// Rows whose receipt data the user already had (now, or before Apple's `latest_receipt` replaced it).
+    public var alreadyStored: Int
+
+    package init(imported: Int, alreadyStored: Int) {
+        self.imported = imported
+        self.alreadyStored = alreadyStored
+    }
+}
+
+extension ImportRow {
+    /// The key of `receipt_versions` for this row: the SHA-256 of its receipt data, or of its
+    /// transaction id when it has only that (so importing it again is a no-op too).
+    package var versionDigest: String {
+        ReceiptFingerprint.sha256Hex(receiptData.isEmpty ? "transaction_id:" + (transactionID ?? "") : receiptData)
+    }
+}

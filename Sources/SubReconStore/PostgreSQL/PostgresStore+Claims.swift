@@ -1,0 +1,137 @@
+import PostgresNIO
+import SubReconModel
+
+/// Several workers split the due receipts by claiming them (see docs/postgresql-claims.md):
+/// a short transaction picks due, unclaimed receipts with `FOR UPDATE SKIP LOCKED` and stamps
+/// them `claimed_by`/`claimed_until`; the worker's heartbeat renews its claims, each receipt's
+/// write clears its claim, and a claim that ran out (its worker died) is released by whoever
+/// claims next.
+extension PostgresStore {
+    public func countReceipts(_ selection: ReceiptSelection, nowMs: Int64) async throws(StoreError) -> Int {
+        try await withConnection("counting receipts") { connection in
+            let count: Int64? =
+                switch selection {
+                case .due:
+                    // What is left for the workers (this one's share is not known in advance).
+                    try await connection.integer(
+                        """
+                        SELECT COUNT(*) FROM receipts WHERE next_due_at <= ? AND (last_attempt_at IS NULL OR last_attempt_at < ?)
+                            AND (claimed_by IS NULL OR claimed_until < \(PostgresSchema.nowMs))
+                        """, [.integer(nowMs), .integer(nowMs)])
+                case .duePreview:
+                    try await connection.integer("SELECT COUNT(*) FROM receipts WHERE next_due_at <= ?", [.integer(nowMs)])
+                case .all:
+                    try await connection.integer("SELECT COUNT(*) FROM receipts")
+                case .user(let userID):
+                    try await connection.integer("SELECT COUNT(*) FROM receipts WHERE user_id = ?", [.text(userID)])
+                }
+            return Int(count ?? 0)
+        }
+    }
+
+    /// `.due`: claims the next `limit` due receipts for this worker (`after` is not needed: a
+    /// claimed or written receipt is no longer due-and-unclaimed). `.all` and `.user`: keyset
+    /// pages, as on SQLite (`run --all` and `user` don't split).
+    public func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
+        async throws(StoreError) -> [ReceiptToVerify]
+    {
+        let columns = readsServerAPIContext ? Self.serverAPIColumns : ReceiptToVerify.verifyReceiptColumns
+        switch selection {
+        case .due:
+            return try await claimDue(limit: limit, dueBy: nowMs, columns: columns)
+        case .duePreview:
+            return try await withConnection("reading receipts to verify") { connection in
+                try await connection.all(
+                    """
+                    SELECT \(columns) FROM receipts
+                    WHERE next_due_at <= ? AND (next_due_at > ? OR (next_due_at = ? AND id > ?))
+                    ORDER BY next_due_at, id LIMIT ?
+                    """,
+                    [.integer(nowMs), .integer(after.nextDueAt), .integer(after.nextDueAt), .integer(after.id),
+                     .integer(Int64(limit))], ReceiptToVerify.init(postgresRow:))
+            }
+        case .all:
+            return try await withConnection("reading receipts to verify") { connection in
+                try await connection.all(
+                    "SELECT \(columns) FROM receipts WHERE id > ? ORDER BY id LIMIT ?",
+                    [.integer(after.id), .integer(Int64(limit))], ReceiptToVerify.init(postgresRow:))
+            }
+        case .user(let userID):
+            return try await withConnection("reading receipts to verify") { connection in
+                try await connection.all(
+                    "SELECT \(columns) FROM receipts WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?",
+                    [.text(userID), .integer(after.id), .integer(Int64(limit))], ReceiptToVerify.init(postgresRow:))
+            }
+        }
+    }
+
+    /// Claims up to `limit` receipts due by `dueBy` (the run's start) and not attempted since: a
+    /// receipt this run wrote, or failed and left due, is not claimed again in it.
+    package func claimDue(limit: Int, dueBy: Int64, columns: String) async throws(StoreError) -> [ReceiptToVerify] {
+        let (worker, timeout) = (worker, claimTimeoutMs)
+        return try await withTransaction("claiming due receipts") { connection in
+            // Claims live in the database's clock, so hosts whose clocks disagree agree on when a
+            // claim runs out. The rescuer: claims whose worker stopped renewing them are released.
+            try await connection.run(
+                """
+                UPDATE receipts SET claimed_by = NULL, claimed_until = NULL
+                WHERE claimed_by IS NOT NULL AND claimed_until < \(PostgresSchema.nowMs)
+                """)
+            // The partial index receipts_due_unclaimed serves the inner query; SKIP LOCKED lets
+            // workers claiming at the same moment take different receipts instead of waiting.
+            return try await connection.all(
+                """
+                WITH picked AS (
+                    SELECT id FROM receipts
+                    WHERE next_due_at <= ? AND claimed_by IS NULL AND (last_attempt_at IS NULL OR last_attempt_at < ?)
+                    ORDER BY next_due_at, id LIMIT ?
+                    FOR UPDATE SKIP LOCKED)
+                UPDATE receipts SET claimed_by = ?, claimed_until = \(PostgresSchema.nowMs) + ?
+                FROM picked WHERE receipts.id = picked.id
+                RETURNING \(Self.qualified(columns))
+                """,
+                [.integer(dueBy), .integer(dueBy), .integer(Int64(limit)), .text(worker), .integer(timeout)],
+                ReceiptToVerify.init(postgresRow:)
+            ).sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) }
+        }
+    }
+
+    /// Gives back what this worker claimed and did not write, so the next worker need not wait
+    /// for the claims to run out.
+    public func releaseClaims() async throws(StoreError) {
+        let worker = worker
+        try await withConnection("releasing claims") { connection in
+            try await connection.run(
+                "UPDATE receipts SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?", [.text(worker)])
+        }
+    }
+
+    /// `ReceiptToVerify.selectedColumns` in PostgreSQL's words (`string_agg` for `group_concat`).
+    package static let serverAPIColumns = """
+        id, user_id, receipt_data, environment, next_due_at, transaction_id, history_revision,
+        (SELECT string_agg(original_transaction_id || ' ' || COALESCE(latest_transaction_id, ''), ',')
+           FROM subscriptions WHERE receipt_id = receipts.id) AS known_subscriptions
+        """
+
+    /// Columns of `receipts` named unambiguously in `UPDATE … FROM picked RETURNING`.
+    package static func qualified(_ columns: String) -> String {
+        columns.replacingOccurrences(of: "id, user_id,", with: "receipts.id, user_id,")
+    }
+}
+
+extension ReceiptToVerify {
+    package init(postgresRow row: PostgresRandomAccessRow) throws {
+        let environment = try row["environment"].decode(String?.self)
+        var context = ServerAPIContext()
+        if row.contains("transaction_id") { context.importedTransactionID = try row["transaction_id"].decode(String?.self) }
+        if row.contains("history_revision") { context.historyRevision = try row["history_revision"].decode(String?.self) }
+        if row.contains("known_subscriptions"), let known = try row["known_subscriptions"].decode(String?.self) {
+            context.knownSubscriptions = Self.knownSubscriptions(known)
+        }
+        self.init(
+            id: try row["id"].decode(Int64.self), userID: try row["user_id"].decode(String.self),
+            receiptData: try row["receipt_data"].decode(String?.self) ?? "",
+            environment: environment.flatMap(ReceiptEnvironment.init(rawValue:)),
+            nextDueAt: try row["next_due_at"].decode(Int64.self), serverAPI: context)
+    }
+}

@@ -1,0 +1,38 @@
+import GRDB
+import SubReconModel
+
+extension AppDatabase {
+    /// Stores validated import rows in one transaction: all of them or, on any error, none.
+    /// A row whose receipt data is already known for that user is a no-op, counted as such.
+    public func importReceipts(_ rows: [ImportRow], nowMs: Int64) async throws(StoreError) -> ImportSummary {
+        // Digests are computed outside the write transaction so the writer is held only for SQL.
+        // A row with only a transaction id is known by that id, so importing it again is a no-op too.
+        let digests = rows.map(\.versionDigest)
+        return try await write("importing receipts") { db in
+            var summary = ImportSummary(imported: 0, alreadyStored: 0)
+            let known = try db.cachedStatement(
+                sql: "SELECT 1 FROM receipt_versions WHERE user_id = ? AND receipt_sha256 = ?")
+            let insertReceipt = try db.cachedStatement(
+                sql: """
+                    INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at,
+                        transaction_id, receipt_sha256)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, ?)
+                    """)
+            let insertVersion = try db.cachedStatement(
+                sql: "INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)")
+            for (row, digest) in zip(rows, digests) {
+                if try Bool.fetchOne(known, arguments: [row.userID, digest]) == true {
+                    summary.alreadyStored += 1
+                    continue
+                }
+                try insertReceipt.execute(arguments: [
+                    row.userID, row.receiptData.isEmpty ? nil : row.receiptData, row.productID, row.environment?.rawValue, nowMs,
+                    row.transactionID, row.receiptData.isEmpty ? nil : digest,
+                ])
+                try insertVersion.execute(arguments: [row.userID, digest, db.lastInsertedRowID, nowMs])
+                summary.imported += 1
+            }
+            return summary
+        }
+    }
+}
