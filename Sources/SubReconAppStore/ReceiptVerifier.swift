@@ -4,7 +4,13 @@ import SubReconModel
 /// The seam between the run pipeline and whatever tells us what Apple knows about a receipt:
 /// verifyReceipt or the App Store Server API, both mapped to `VerificationOutcome`.
 public protocol ReceiptVerifier: Sendable {
+    /// What the receipts handed to `verify` must carry.
+    var receiptDetail: ReceiptDetail { get }
     func verify(_ receipt: ReceiptToVerify) async -> VerificationOutcome
+}
+
+extension ReceiptVerifier {
+    public var receiptDetail: ReceiptDetail { .receiptOnly }
 }
 
 extension RetryPolicy {

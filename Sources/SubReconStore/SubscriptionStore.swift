@@ -6,8 +6,6 @@ import SubReconModel
 public protocol SubscriptionStore: Sendable {
     /// Where the store is, fit to show (a PostgreSQL URL's password is masked).
     var location: String { get }
-    /// Whether due receipts are read with what the App Store Server API client needs.
-    var readsServerAPIContext: Bool { get set }
     /// Whether several workers may run at once, claiming due receipts (PostgreSQL): `.due` pages
     /// are then claims for this worker, and a nightly run takes no run lock.
     var splitsDueReceipts: Bool { get }
@@ -48,8 +46,10 @@ public protocol SubscriptionStore: Sendable {
     func close() async
     /// How many receipts the selection holds now.
     func countReceipts(_ selection: ReceiptSelection, nowMs: Int64) async throws(StoreError) -> Int
-    /// The next page of the selection after `after` (keyset paging: flat memory).
-    func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
+    /// The next page of the selection after `after` (keyset paging: flat memory), with `detail`.
+    func receipts(
+        _ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64, detail: ReceiptDetail
+    )
         async throws(StoreError) -> [ReceiptToVerify]
     /// Records the start of a run and returns its id.
     func startRun(kind: RunKind, targetUserID: String?, receiptsTotal: Int, nowMs: Int64)
@@ -80,4 +80,13 @@ public protocol SubscriptionStore: Sendable {
     func storeNotifications(_ writes: [NotificationWrite]) async throws(StoreError) -> [NotificationStoreResult]
     /// Unmatched notifications that some stored receipt now knows, oldest `signedDate` first.
     func linkableNotifications(limit: Int) async throws(StoreError) -> [LinkableNotification]
+}
+
+extension SubscriptionStore {
+    /// A page of receipts alone (what verifyReceipt needs).
+    public func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
+        async throws(StoreError) -> [ReceiptToVerify]
+    {
+        try await receipts(selection, after: after, limit: limit, nowMs: nowMs, detail: .receiptOnly)
+    }
 }

@@ -24,7 +24,7 @@ public enum MetricsFile {
             var out = MetricsText()
             let kind = summary.kind.rawValue
             let lastSuccess = try await db.integer(
-                "SELECT MAX(finished_at) AS value FROM runs WHERE kind = ? AND exit_code = 0", [.text(kind)])
+                MetricsSQL.lastSuccessfulRun, [.text(kind)])
             out.gauge(
                 "subrecon_last_run_timestamp_seconds", "When the last run finished (Unix time).",
                 [("kind", kind)], Double(summary.finishedAtMs) / 1000)
@@ -58,7 +58,7 @@ public enum MetricsFile {
             }
             if let runID = summary.runID {
                 try await db.forEachRow(
-                    "SELECT apple_status, COUNT(*) AS n FROM run_items WHERE run_id = ? AND apple_status IS NOT NULL GROUP BY apple_status ORDER BY apple_status",
+                    MetricsSQL.appleStatusesOfRun,
                     [.integer(runID)]
                 ) { row in
                     out.gauge(
@@ -68,7 +68,7 @@ public enum MetricsFile {
                 }
             }
             let byStatus = Dictionary(
-                uniqueKeysWithValues: try await db.all("SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status") {
+                uniqueKeysWithValues: try await db.all(MetricsSQL.subscriptionsByStatus) {
                     (try $0.requiredText("status"), try $0.requiredInteger("n"))
                 })
             for status in SubscriptionStatus.allCases {
@@ -77,7 +77,7 @@ public enum MetricsFile {
                     Double(byStatus[status.rawValue] ?? 0))
             }
             let due = try await db.integer(
-                "SELECT COUNT(*) AS value FROM receipts WHERE next_due_at <= ?", [.integer(summary.finishedAtMs)]) ?? 0
+                MetricsSQL.dueReceiptCount, [.integer(summary.finishedAtMs)]) ?? 0
             out.gauge("subrecon_receipts_due", "Receipts due when the last run finished.", [], Double(due))
             return out.text
         }

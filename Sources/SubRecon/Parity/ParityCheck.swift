@@ -45,7 +45,7 @@ public struct ParityCheck: Sendable {
         while limit.map({ result.receiptsCompared < $0 }) ?? true {
             let pageSize = min(256, limit.map { $0 - result.receiptsCompared } ?? 256)
             // Read, never claimed: the check writes nothing at all.
-            let page = try await store.receipts(.duePreview, after: position, limit: pageSize, nowMs: nowMs)
+            let page = try await store.receipts(.duePreview, after: position, limit: pageSize, nowMs: nowMs, detail: .withServerAPIContext)
             guard let last = page.last else { break }
             position = ReceiptCursorPosition(nextDueAt: last.nextDueAt, id: last.id)
             let answers = await ask(page)

@@ -9,6 +9,7 @@ import SubReconStore
 struct ReceiptCursor {
     let store: any SubscriptionStore
     let selection: ReceiptSelection
+    let detail: ReceiptDetail
     let nowMs: Int64
     let pageSize: Int
     var remaining: Int
@@ -18,9 +19,13 @@ struct ReceiptCursor {
     private var exhausted = false
     private var nextPage: Task<[ReceiptToVerify], any Error>?
 
-    init(store: any SubscriptionStore, selection: ReceiptSelection, nowMs: Int64, pageSize: Int, limit: Int?) {
+    init(
+        store: any SubscriptionStore, selection: ReceiptSelection, detail: ReceiptDetail = .receiptOnly, nowMs: Int64,
+        pageSize: Int, limit: Int?
+    ) {
         self.store = store
         self.selection = selection
+        self.detail = detail
         self.nowMs = nowMs
         self.pageSize = pageSize
         self.remaining = limit ?? .max
@@ -48,9 +53,9 @@ struct ReceiptCursor {
     }
 
     private func readAhead() -> Task<[ReceiptToVerify], any Error> {
-        let (store, selection, position, nowMs) = (store, selection, position, nowMs)
+        let (store, selection, detail, position, nowMs) = (store, selection, detail, position, nowMs)
         let limit = min(pageSize, remaining - (page.count - index))
-        return Task { try await store.receipts(selection, after: position, limit: limit, nowMs: nowMs) }
+        return Task { try await store.receipts(selection, after: position, limit: limit, nowMs: nowMs, detail: detail) }
     }
 
     private mutating func takeNextPage() async throws(StoreError) -> [ReceiptToVerify] {

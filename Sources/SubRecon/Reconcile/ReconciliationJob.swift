@@ -35,8 +35,6 @@ public struct ReconciliationJob: Sendable {
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         let limiter = rateLimiter()
-        var store = store
-        store.readsServerAPIContext = settings.appleAPI == .serverAPI
         let duePolicy = await Self.duePolicy(store: store, nowMs: clock(), logger: logger)
         let pipeline = ReconciliationRun(
             store: store, verifier: try verifier(transport: transport, api: settings.appleAPI, limiter: limiter),
@@ -55,8 +53,6 @@ public struct ReconciliationJob: Sendable {
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         let limiter = rateLimiter()
-        var store = store
-        store.readsServerAPIContext = true
         let check = ParityCheck(
             store: store, verifyReceipt: try verifier(transport: transport, api: .verifyReceipt, limiter: limiter),
             serverAPI: try verifier(transport: transport, api: .serverAPI, limiter: limiter),
@@ -141,7 +137,7 @@ extension ReconciliationJob {
     public static func duePolicy(store: any SubscriptionStore, nowMs: Int64, logger: Logger) async -> DuePolicy {
         let recent = try? await store.withReadSnapshot { db in
             try await db.integer(
-                "SELECT COUNT(*) AS value FROM notifications WHERE source <> 'import' AND last_received_at >= ?",
+                MetricsSQL.deliveredNotificationsSince,
                 [.integer(nowMs - DuePolicy.notificationsFlowingWithinMs)])
         }
         guard let count = recent ?? nil, count > 0 else { return .standard }

@@ -141,7 +141,8 @@ public struct ReconciliationRun: Sendable {
 
         for observer in observers { observer.runStarted(receiptsTotal: total, runID: runID) }
         var cursor = ReceiptCursor(
-            store: store, selection: options.selection, nowMs: startedAt, pageSize: options.pageSize,
+            store: store, selection: options.selection, detail: verifier.receiptDetail, nowMs: startedAt,
+            pageSize: options.pageSize,
             limit: options.limit)
         var counts: [RunItemOutcome: Int] = [:]
         var stoppedBy: RunStoppingProblem?

@@ -75,10 +75,7 @@ enum LedgerWalk {
     /// The earliest purchase the money reports count in `environment` (the default window's start).
     static func firstPurchaseMs(_ db: any SnapshotQuerying, environment: String) async throws -> Int64? {
         try await db.integer(
-            """
-            SELECT MIN(purchase_date_ms) AS value FROM renewals
-            WHERE COALESCE(environment, 'Production') = ? AND (ownership_type IS NULL OR ownership_type IN ('', 'PURCHASED'))
-            """, [.text(environment)])
+            ReportSQL.firstPurchaseMs, [.text(environment)])
     }
 
     /// `report revenue`'s rows.

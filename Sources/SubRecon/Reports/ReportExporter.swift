@@ -117,11 +117,7 @@ public struct ReportExporter: Sendable {
     /// received_at). Refused notifications are not stored; metrics count them.
     private static func notifications(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
-            """
-                SELECT received_at, notification_uuid, notification_type, subtype, environment, original_transaction_id,
-                       user_id, outcome, signed_date, deliveries
-                FROM notifications WHERE received_at >= ? AND received_at < ? ORDER BY received_at, notification_uuid
-                """, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
+            ReportSQL.notifications, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
         ) { row in
             try csv.writeRow([
                 time(row.integer("received_at")), row.text("notification_uuid"), row.text("notification_type"),
@@ -133,12 +129,7 @@ public struct ReportExporter: Sendable {
 
     private static func subscriptions(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
-            """
-                SELECT user_id, original_transaction_id, product_id, status, expires_date_ms, auto_renew_status,
-                       auto_renew_product_id, expiration_intent, grace_period_expires_date_ms, is_in_billing_retry,
-                       environment, last_verified_at, cancellation_date_ms, app_account_token
-                FROM subscriptions ORDER BY user_id, original_transaction_id
-                """, []
+            ReportSQL.subscriptions, []
         ) { row in
             let status = try row.requiredText("status")
             let entitled = SubscriptionStatus(rawValue: status)?.isEntitled ?? false
@@ -159,14 +150,7 @@ public struct ReportExporter: Sendable {
 
     private static func renewals(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
-            """
-                SELECT transaction_id, original_transaction_id, web_order_line_item_id, user_id, product_id,
-                       purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
-                       is_in_intro_offer_period, first_seen_run_id, price_milliunits, currency, storefront, offer_type,
-                       offer_discount_type, offer_period, transaction_reason, ownership_type, environment,
-                       revocation_type, revocation_percentage, refund_milliunits
-                FROM renewals ORDER BY user_id, original_transaction_id, expires_date_ms, period_key
-                """, []
+            ReportSQL.renewals, []
         ) { row in
             try csv.writeRow([
                 row.text("transaction_id"), row.text("original_transaction_id"), row.text("web_order_line_item_id"), row.text("user_id"),
@@ -184,11 +168,7 @@ public struct ReportExporter: Sendable {
 
     private static func runs(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
-            """
-                SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
-                       invalid, failed, exit_code, host, pid
-                FROM runs WHERE started_at >= ? AND started_at < ? ORDER BY id
-                """, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
+            ReportSQL.runs, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
         ) { row in
             try csv.writeRow([
                 number(row.integer("id")), row.text("kind"), time(row.integer("started_at")), time(row.integer("finished_at")), row.text("status"),
@@ -202,11 +182,7 @@ public struct ReportExporter: Sendable {
     private static func runItems(_ db: any SnapshotQuerying, runID: Int64?, _ csv: inout CSVWriter) async throws {
         guard let chosen = try await chosenRun(db, runID) else { return }
         try await db.forEachRow(
-            """
-                SELECT run_id, receipt_id, user_id, outcome, apple_status, environment, old_status, new_status,
-                       old_expires_date_ms, new_expires_date_ms, message
-                FROM run_items WHERE run_id = ? ORDER BY receipt_id
-                """, [.integer(chosen)]
+            ReportSQL.runItems, [.integer(chosen)]
         ) { row in
             try csv.writeRow([
                 number(row.integer("run_id")), number(row.integer("receipt_id")), row.text("user_id"), row.text("outcome"),
@@ -218,8 +194,8 @@ public struct ReportExporter: Sendable {
 
     /// The run `--run` names (which must exist), or the latest run of either kind; nil when there is none.
     private static func chosenRun(_ db: any SnapshotQuerying, _ runID: Int64?) async throws -> Int64? {
-        guard let runID else { return try await db.integer("SELECT MAX(id) AS value FROM runs") }
-        guard try await db.integer("SELECT 1 AS value FROM runs WHERE id = ?", [.integer(runID)]) != nil else {
+        guard let runID else { return try await db.integer(ReportSQL.latestRun) }
+        guard try await db.integer(ReportSQL.runExists, [.integer(runID)]) != nil else {
             throw ReportError.unknownRun(runID)
         }
         return runID
@@ -229,30 +205,15 @@ public struct ReportExporter: Sendable {
     /// started in the `--since/--until` window and every change a notification made in it (those
     /// last, with their `notification_uuid` and no run).
     private static func changes(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
-        let columns = """
-            SELECT c.run_id, c.user_id, c.original_transaction_id, c.change, c.old_status, c.new_status,
-                   c.old_product_id, c.new_product_id, c.old_expires_date_ms, c.new_expires_date_ms,
-                   c.old_auto_renew_status, c.new_auto_renew_status, c.old_auto_renew_product_id,
-                   c.new_auto_renew_product_id, c.receipt_id, c.recorded_at, c.notification_uuid
-            FROM subscription_changes c
-            """
-        let order = "ORDER BY c.run_id, c.user_id, c.original_transaction_id, c.id"
         let sql: String
         let arguments: [SQLArgument]
         if options.sinceMs != nil || options.untilMs != nil {
-            // Runs' changes by run, then notifications' by time (both stores order alike: no NULL run_id sorts first).
-            sql = """
-                \(columns) LEFT JOIN runs r ON r.id = c.run_id
-                WHERE (r.started_at >= ? AND r.started_at < ?)
-                   OR (c.run_id IS NULL AND c.recorded_at >= ? AND c.recorded_at < ?)
-                ORDER BY CASE WHEN c.run_id IS NULL THEN 1 ELSE 0 END, c.run_id, c.recorded_at, c.user_id,
-                         c.original_transaction_id, c.id
-                """
+            sql = ReportSQL.changesInWindow
             let window: [SQLArgument] = [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
             arguments = window + window
         } else {
             guard let run = try await chosenRun(db, options.runID) else { return }
-            sql = "\(columns) WHERE c.run_id = ? \(order)"
+            sql = ReportSQL.changesOfRun
             arguments = [.integer(run)]
         }
         try await db.forEachRow(sql, arguments) { row in
@@ -276,17 +237,7 @@ public struct ReportExporter: Sendable {
     private static func expiring(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         let (end, overflow) = options.nowMs.addingReportingOverflow(options.withinMs)
         try await db.forEachRow(
-            """
-                SELECT * FROM (
-                    SELECT user_id, original_transaction_id, product_id, status, expires_date_ms,
-                           grace_period_expires_date_ms, auto_renew_status, auto_renew_product_id, environment,
-                           last_verified_at,
-                           CASE WHEN status = 'grace_period' AND grace_period_expires_date_ms IS NOT NULL
-                                THEN grace_period_expires_date_ms ELSE expires_date_ms END AS access_ends_ms
-                    FROM subscriptions WHERE status IN ('active', 'grace_period')) AS entitled
-                WHERE access_ends_ms >= ? AND access_ends_ms <= ?
-                ORDER BY access_ends_ms, user_id, original_transaction_id
-                """, [.integer(options.nowMs), .integer(overflow ? Int64.max : end)]
+            ReportSQL.expiring, [.integer(options.nowMs), .integer(overflow ? Int64.max : end)]
         ) { row in
             try csv.writeRow([
                 row.text("user_id"), row.text("original_transaction_id"), row.text("product_id"), row.text("status"),
@@ -303,17 +254,7 @@ public struct ReportExporter: Sendable {
     /// the receipt over, which the app's copy of the receipt cannot contain.
     private static func unrecorded(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
-            """
-                SELECT n.user_id, n.original_transaction_id, n.transaction_id, n.web_order_line_item_id, n.product_id,
-                       n.purchase_date_ms, n.expires_date_ms, n.cancellation_date_ms, n.is_trial_period,
-                       n.is_in_intro_offer_period, n.first_seen_at, n.first_seen_run_id, r.kind AS run_kind,
-                       n.receipt_id, p.imported_at AS receipt_imported_at
-                FROM renewals n
-                JOIN runs r ON r.id = n.first_seen_run_id
-                LEFT JOIN receipts p ON p.id = n.receipt_id
-                WHERE n.first_seen_at >= ? AND n.first_seen_at < ?
-                ORDER BY n.first_seen_at, n.user_id, n.original_transaction_id, n.expires_date_ms, n.period_key
-                """, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
+            ReportSQL.unrecorded, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
         ) { row in
             let purchased = try row.integer("purchase_date_ms")
             let imported = try row.integer("receipt_imported_at")
@@ -335,16 +276,7 @@ public struct ReportExporter: Sendable {
     /// one user claims, earliest receipt first: the first claimant is usually the buyer.
     private static func shared(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
-            """
-                SELECT s.original_transaction_id, c.users, s.user_id, s.receipt_id, p.imported_at AS receipt_imported_at,
-                       s.product_id, s.status, s.expires_date_ms, s.ownership_type, s.first_seen_at, s.last_verified_at
-                FROM subscriptions s
-                JOIN (SELECT original_transaction_id, COUNT(*) AS users FROM subscriptions
-                      GROUP BY original_transaction_id HAVING COUNT(*) > 1) c
-                  ON c.original_transaction_id = s.original_transaction_id
-                LEFT JOIN receipts p ON p.id = s.receipt_id
-                ORDER BY s.original_transaction_id, p.imported_at IS NULL, p.imported_at, s.user_id
-                """, []
+            ReportSQL.shared, []
         ) { row in
             let status = try row.requiredText("status")
             let entitled = SubscriptionStatus(rawValue: status)?.isEntitled ?? false

@@ -105,18 +105,14 @@ public struct StatusReport: Sendable, Equatable, Codable {
 
     static func read(_ db: any SnapshotQuerying, nowMs: Int64) async throws -> StatusReport {
         var byStatus = Dictionary(uniqueKeysWithValues: SubscriptionStatus.allCases.map { ($0.rawValue, 0) })
-        try await db.forEachRow("SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status", []) { row in
+        try await db.forEachRow(StatusSQL.subscriptionsByStatus, []) { row in
             byStatus[try row.requiredText("status"), default: 0] += Int(try row.requiredInteger("n"))
         }
         let entitled = SubscriptionStatus.allCases.filter(\.isEntitled).reduce(0) { $0 + (byStatus[$1.rawValue] ?? 0) }
 
         var states = verificationStates.map { ReceiptState(state: $0, receipts: 0, dueNow: 0) }
         try await db.forEachRow(
-            """
-            SELECT verification_state AS state, COUNT(*) AS n,
-                   CAST(SUM(CASE WHEN next_due_at <= ? THEN 1 ELSE 0 END) AS BIGINT) AS due
-            FROM receipts GROUP BY verification_state
-            """, [.integer(nowMs)]
+            StatusSQL.receiptsByState, [.integer(nowMs)]
         ) { row in
             let state = try row.requiredText("state")
             let entry = ReceiptState(
@@ -125,11 +121,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
         }
 
         let runs = try await db.all(
-            """
-            SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
-                   invalid, failed, exit_code
-            FROM runs ORDER BY id DESC LIMIT ?
-            """, [.integer(Int64(runLimit))]
+            StatusSQL.latestRuns, [.integer(Int64(runLimit))]
         ) { row in
             let started = try row.requiredInteger("started_at")
             let finished = try row.integer("finished_at")
@@ -145,14 +137,10 @@ public struct StatusReport: Sendable, Equatable, Codable {
         }
 
         let failingTotal = try await db.integer(
-            "SELECT COUNT(*) AS value FROM receipts WHERE consecutive_failures >= ?",
+            StatusSQL.failingReceiptCount,
             [.integer(Int64(repeatedFailureThreshold))]) ?? 0
         let failing = try await db.all(
-            """
-            SELECT id, user_id, consecutive_failures, last_apple_status, last_attempt_at, last_message
-            FROM receipts WHERE consecutive_failures >= ?
-            ORDER BY consecutive_failures DESC, id LIMIT ?
-            """, [.integer(Int64(repeatedFailureThreshold)), .integer(Int64(failingLimit))]
+            StatusSQL.failingReceipts, [.integer(Int64(repeatedFailureThreshold)), .integer(Int64(failingLimit))]
         ) { row in
             FailingReceipt(
                 receiptId: try row.requiredInteger("id"), userId: try row.requiredText("user_id"),
@@ -163,17 +151,17 @@ public struct StatusReport: Sendable, Equatable, Codable {
         }
 
         let lastReceived = try await db.integer(
-            "SELECT MAX(last_received_at) AS value FROM notifications WHERE source = 'receiver'", [])
+            StatusSQL.lastReceiverDelivery, [])
         let notifications = Notifications(
-            total: Int(try await db.integer("SELECT COUNT(*) AS value FROM notifications", []) ?? 0),
+            total: Int(try await db.integer(StatusSQL.notificationCount, []) ?? 0),
             lastReceivedAt: lastReceived.map(ISO8601.string(fromMilliseconds:)),
             lastReceivedAgoMs: lastReceived.map { max(0, nowMs - $0) },
             lastDay: Int(
                 try await db.integer(
-                    "SELECT COUNT(*) AS value FROM notifications WHERE last_received_at >= ?", [.integer(nowMs - 86_400_000)])
+                    StatusSQL.notificationsSince, [.integer(nowMs - 86_400_000)])
                     ?? 0),
             unmatched: Int(
-                try await db.integer("SELECT COUNT(*) AS value FROM notifications WHERE outcome = 'unmatched'", []) ?? 0))
+                try await db.integer(StatusSQL.unmatchedNotificationCount, []) ?? 0))
 
         return StatusReport(
             generatedAt: ISO8601.string(fromMilliseconds: nowMs),

@@ -53,6 +53,9 @@ public struct ServerAPIClient: ReceiptVerifier {
             retryPolicy: retryPolicy, clockMs: clockMs)
     }
 
+    /// The stored transaction ids and history revision choose what to ask and what to read.
+    public var receiptDetail: ReceiptDetail { .withServerAPIContext }
+
     public func verify(_ receipt: ReceiptToVerify) async -> VerificationOutcome {
         guard let transactionID = transactionIDToAsk(receipt) else {
             return .invalid(

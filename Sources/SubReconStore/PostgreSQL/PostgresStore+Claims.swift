@@ -32,10 +32,12 @@ extension PostgresStore {
     /// `.due`: claims the next `limit` due receipts for this worker (`after` is not needed: a
     /// claimed or written receipt is no longer due-and-unclaimed). `.all` and `.user`: keyset
     /// pages, as on SQLite (`run --all` and `user` don't split).
-    public func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
+    public func receipts(
+        _ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64, detail: ReceiptDetail
+    )
         async throws(StoreError) -> [ReceiptToVerify]
     {
-        let columns = readsServerAPIContext ? Self.serverAPIColumns : ReceiptToVerify.verifyReceiptColumns
+        let columns = detail == .withServerAPIContext ? Self.serverAPIColumns : ReceiptToVerify.verifyReceiptColumns
         switch selection {
         case .due:
             return try await claimDue(limit: limit, dueBy: nowMs, columns: columns)

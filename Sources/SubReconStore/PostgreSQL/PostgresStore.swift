@@ -11,7 +11,6 @@ import _ConnectionPoolModule
 public struct PostgresStore: SubscriptionStore {
     package let connection: PostgresConnectionOwner
     public let location: String
-    public var readsServerAPIContext = false
     public var splitsDueReceipts: Bool { true }
     public let claimTimeoutMs: Int64
     /// This worker's name in claims and runs: `HOST:PID`.

@@ -16,12 +16,14 @@ extension AppDatabase: SubscriptionStore {
         }
     }
 
-    public func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
+    public func receipts(
+        _ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64, detail: ReceiptDetail
+    )
         async throws(StoreError) -> [ReceiptToVerify]
     {
         let afterID = after.id
         return try await read("reading receipts to verify") { db in
-            let columns = readsServerAPIContext ? ReceiptToVerify.selectedColumns : ReceiptToVerify.verifyReceiptColumns
+            let columns = detail == .withServerAPIContext ? ReceiptToVerify.selectedColumns : ReceiptToVerify.verifyReceiptColumns
             switch selection {
             case .due, .duePreview:
                 // Walks the (next_due_at, id) index: a run over a million receipts of which a few

@@ -7,10 +7,6 @@ import SubReconModel
 public struct AppDatabase: Sendable {
     public let writer: any DatabaseWriter
     public let path: String
-    /// Whether due receipts are read with what the App Store Server API client needs (the stored
-    /// subscriptions' newest transaction ids: one more indexed lookup per receipt). Off for
-    /// verifyReceipt runs, which don't use it.
-    public var readsServerAPIContext = false
     /// Runs the WAL's checkpoints off the writer (`open(path:checkpointsOffTheWriter:)`).
     package let checkpointer: WALCheckpointer?
 

@@ -136,7 +136,7 @@ extension PostgresStore {
     /// The same database as another worker: a worker is `HOST:PID`, and tests run several in one process.
     func asWorker(_ name: String) -> PostgresStore {
         PostgresStore(
-            connection: connection, location: location, readsServerAPIContext: readsServerAPIContext,
+            connection: connection, location: location,
             claimTimeoutMs: claimTimeoutMs, worker: name, retryWindow: retryWindow)
     }
 }

@@ -18,7 +18,7 @@ enum DashboardReader {
             since: options.sinceMs.map { String(ISO8601.string(fromMilliseconds: $0).prefix(10)) })
 
         var counts: [String: Int] = [:]
-        try await db.forEachRow("SELECT status, COUNT(*) AS value FROM subscriptions GROUP BY status", []) { row in
+        try await db.forEachRow(DashboardSQL.subscriptionsByStatus, []) { row in
             counts[try row.requiredText("status")] = Int(try row.requiredInteger("value"))
         }
         data.statusCounts = statusOrder.map { DashboardData.StatusCount(status: $0, count: counts[$0] ?? 0) }
@@ -37,10 +37,7 @@ enum DashboardReader {
         data.revenue = revenueByMonth(try await LedgerWalk.revenueRows(db, money))
 
         try await db.forEachRow(
-            """
-                SELECT id, kind, started_at, finished_at, status, updated, unchanged, invalid, failed, exit_code
-                FROM runs WHERE started_at >= ? ORDER BY id
-                """, [.integer(sinceMs)]
+            DashboardSQL.runsSince, [.integer(sinceMs)]
         ) { row in
             let started = try row.requiredInteger("started_at")
             data.runs.append(
@@ -54,17 +51,14 @@ enum DashboardReader {
         }
 
         var perDay: [String: Int] = [:]
-        try await db.forEachRow("SELECT received_at FROM notifications WHERE received_at >= ?", [.integer(sinceMs)]) { row in
+        try await db.forEachRow(DashboardSQL.notificationTimesSince, [.integer(sinceMs)]) { row in
             perDay[String(ISO8601.string(fromMilliseconds: try row.requiredInteger("received_at")).prefix(10)), default: 0] += 1
         }
         data.notificationsPerDay = perDay.keys.sorted().map { .init(day: $0, count: perDay[$0] ?? 0) }
 
         // Lost orders: periods a run found first (`report unrecorded`), per run.
         try await db.forEachRow(
-            """
-                SELECT r.id, r.started_at, COUNT(*) AS value FROM renewals n JOIN runs r ON r.id = n.first_seen_run_id
-                WHERE r.started_at >= ? GROUP BY r.id, r.started_at ORDER BY r.id
-                """, [.integer(sinceMs)]
+            DashboardSQL.periodsFoundByRunSince, [.integer(sinceMs)]
         ) { row in
             data.lostOrdersPerRun.append(
                 .init(
@@ -75,7 +69,7 @@ enum DashboardReader {
         data.appleParity = try await appleParity(db, options: options)
         data.unpricedPeriods = Int(
             try await db.integer(
-                "SELECT COUNT(*) AS value FROM renewals WHERE price_milliunits IS NULL OR currency IS NULL OR currency = ''")
+                DashboardSQL.periodsWithoutPrice)
                 ?? 0)
         return data
     }
