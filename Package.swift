@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "NotificationReceiver",
             dependencies: [
-                "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore",
+                "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppleSignedData",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AppleSignedData
 import NIOCore
 import NIOHTTP1
 
@@ -106,7 +107,6 @@ final class SimulatorChannelHandler: ChannelInboundHandler {
     }
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        .nanoseconds(duration.nanoseconds)
     }
 }

@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Hummingbird
 import Logging
@@ -90,6 +91,6 @@ public final class NotificationReceiverServer: Sendable {
     }
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        .nanoseconds(duration.nanoseconds)
     }
 }

@@ -1,3 +1,4 @@
+import AppleSignedData
 import Hummingbird
 import Logging
 import NIOCore
@@ -100,7 +101,6 @@ struct NotificationResponder: HTTPResponder {
     }
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        (ContinuousClock.now - start).seconds
     }
 }

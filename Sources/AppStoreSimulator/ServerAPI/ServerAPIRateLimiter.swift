@@ -1,3 +1,4 @@
+import AppleSignedData
 import Synchronization
 
 /// `SimulatorOptions.apiRateLimit`: a token bucket over all Server API requests (both endpoints,
@@ -24,7 +25,7 @@ final class ServerAPIRateLimiter: Sendable {
         let now = ContinuousClock.now
         return bucket.withLock { bucket in
             let elapsed = bucket.last.duration(to: now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.seconds
             bucket.tokens = min(capacity, bucket.tokens + seconds * ratePerSecond)
             bucket.last = now
             if bucket.tokens >= 1 {

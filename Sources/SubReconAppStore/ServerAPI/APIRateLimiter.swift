@@ -220,8 +220,7 @@ public final class APIRateLimiter: Sendable {
 
     /// Nanoseconds on the process's monotonic clock.
     @Sendable public static func monotonicNs() -> Int64 {
-        let elapsed = origin.duration(to: .now).components
-        return elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+        origin.duration(to: .now).nanoseconds
     }
 }
 

@@ -72,8 +72,7 @@ package struct ServerAPIConnection: Sendable {
             let asked = Self.retryAfter(response.headers["retry-after"], nowMs: clockMs())
             // Every request sharing the limiter (all workers, with a shared budget) slows down, but
             // never for longer than a retry would wait.
-            let pause = min(asked, retryPolicy.maxRetryAfter).components
-            await limiter.rateLimited(retryAfterNs: pause.seconds * 1_000_000_000 + pause.attoseconds / 1_000_000_000)
+            await limiter.rateLimited(retryAfterNs: min(asked, retryPolicy.maxRetryAfter).nanoseconds)
             wait = asked
         }
         return .failure(.refused(status: response.status, errorCode: code, retryAfter: wait))
