@@ -132,15 +132,27 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What several test targets share: a seeded generator (SplitMix64).
+        // Only Foundation and the crypto packages below it, so any test target can use it.
+        .target(
+            name: "SubReconTestSupport",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "SubReconTests",
-            dependencies: ["SubRecon", "AppleSignedData", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SubRecon", "AppleSignedData", "SubReconTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "AppleSignedDataTests",
             dependencies: [
                 "AppleSignedData",
+                "SubReconTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

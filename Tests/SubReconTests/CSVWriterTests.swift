@@ -1,4 +1,5 @@
 import Foundation
+import SubReconTestSupport
 import Testing
 @testable import SubRecon
 
@@ -153,7 +154,7 @@ struct CSVWriterTests {
         // Fragments chosen to hit every rule, combined pseudo-randomly but reproducibly.
         let fragments = ["", "a", "Zoë", "🙂", ",", "\"", "\n", "\r", "\r\n", "=", "+", "-", "@", "\t", " ", "'",
                          "x y", "1700000000000", "é\u{301}", ".", "49.99"]
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var rows: [[String?]] = []
         for _ in 0..<5_000 {
             let width = Int(generator.next() % 6) + 2

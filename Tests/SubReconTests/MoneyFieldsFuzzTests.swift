@@ -1,4 +1,5 @@
 import Foundation
+import SubReconTestSupport
 import Testing
 @testable import SubRecon
 
@@ -13,7 +14,7 @@ struct MoneyFieldsFuzzTests {
     static let cases = 3_000
 
     /// A value for a money field: well-formed or not, of any JSON type.
-    static func value(_ rng: inout FuzzRandom) -> (text: String, integer: Int64?) {
+    static func value(_ rng: inout SplitMix64) -> (text: String, integer: Int64?) {
         switch rng.int(14) {
         case 0: let v = Int64(rng.int(100_000_000)); return ("\(v)", v)
         case 1: return ("-\(1 + rng.int(1_000_000))", nil)
@@ -37,7 +38,7 @@ struct MoneyFieldsFuzzTests {
     @Test("malformed money never crashes, never passes as an amount, never touches the state")
     func fuzzedMoneyFields() throws {
         for index in 0..<Self.cases {
-            var rng = FuzzRandom(seed: Self.seed, stream: 1, index: UInt64(index))
+            var rng = SplitMix64(seed: Self.seed, stream: 1, index: UInt64(index))
             let price = Self.value(&rng)
             let percentage = Self.value(&rng)
             var fields = [

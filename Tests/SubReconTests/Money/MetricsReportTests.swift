@@ -1,3 +1,4 @@
+import SubReconTestSupport
 import Testing
 @testable import SubRecon
 
@@ -150,7 +151,7 @@ struct MetricsReportTests {
     @Test func matchesADirectComputationOnRandomData() throws {
         // The accumulator (difference arrays, a stack for the governing row) against the
         // contract read literally: at each instant, scan every row.
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         let base = F.ms("2026-01-01")
         let products = ["p"], currencies: [String?] = ["USD", "EUR", nil]
         var subscriptions: [[LedgerEntry]] = []
