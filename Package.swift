@@ -132,7 +132,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // What several test targets share: a seeded generator (SplitMix64).
+        // What several test targets share: a seeded generator (SplitMix64), the `openssl s_server`
+        // launcher and its self-signed certificate.
         // Only Foundation and the crypto packages below it, so any test target can use it.
         .target(
             name: "SubReconTestSupport",
@@ -163,6 +164,7 @@ let package = Package(
             name: "HTTPTransportTests",
             dependencies: [
                 "SubReconHTTP",
+                "SubReconTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -188,6 +190,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SubRecon", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData", "NotificationReceiver",
+                "SubReconTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // SQLite's C API (same package as GRDB): tests lower a connection's limits.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
