@@ -133,7 +133,7 @@ let package = Package(
             ]
         ),
         // What several test targets share: a seeded generator (SplitMix64), the `openssl s_server`
-        // launcher and its self-signed certificate.
+        // launcher and the test PKI (a chain shaped like Apple's, a self-signed TLS certificate).
         // Only Foundation and the crypto packages below it, so any test target can use it.
         .target(
             name: "SubReconTestSupport",
@@ -174,6 +174,7 @@ let package = Package(
             name: "AppStoreSimulatorTests",
             dependencies: [
                 "AppStoreSimulator",
+                "SubReconTestSupport",
                 // Server API tests check signatures and certificate chains independently.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
