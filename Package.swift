@@ -163,15 +163,28 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What several test targets share: a seeded generator (SplitMix64), the `openssl s_server`
+        // launcher and the test PKI (a chain shaped like Apple's, a self-signed TLS certificate).
+        // Only Foundation and the crypto packages below it, so any test target can use it.
+        .target(
+            name: "SubReconTestSupport",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "SubReconTests",
-            dependencies: ["SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppleSignedData", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppleSignedData", "SubReconTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "AppleSignedDataTests",
             dependencies: [
                 "AppleSignedData",
+                "SubReconTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -182,6 +195,7 @@ let package = Package(
             name: "HTTPTransportTests",
             dependencies: [
                 "SubReconHTTP",
+                "SubReconTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -191,6 +205,7 @@ let package = Package(
             name: "AppStoreSimulatorTests",
             dependencies: [
                 "AppStoreSimulator",
+                "SubReconTestSupport",
                 // Server API tests check signatures and certificate chains independently.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -207,6 +222,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppStoreSimulator", "SubReconHTTP", "AppleSignedData", "NotificationReceiver",
+                "SubReconTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // SQLite's C API (same package as GRDB): tests lower a connection's limits.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -1,5 +1,11 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#endif
+
 /// `subrecon-bench`: prints throughput, CPU, memory and Apple-call figures against the limits in
 /// the performance issue. A benchmark, never a test: it exits non-zero only when the benchmark
 /// itself breaks (a process fails to start, a database cannot be written), never on a figure.
@@ -26,4 +32,11 @@ struct SubreconBench: AsyncParsableCommand {
               subrecon-bench all
             """,
         subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self, ReceiverCommand.self, MoneyCommand.self, AppleParityCommand.self])
+}
+
+/// Figures appear as they are measured even when stdout is a pipe or a file (`bench.sh | tee`).
+enum LineBufferedOutput {
+    static func enable() {
+        setvbuf(stdout, nil, _IOLBF, 0)
+    }
 }

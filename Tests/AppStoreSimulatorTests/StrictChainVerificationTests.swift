@@ -1,8 +1,7 @@
 @testable import AppStoreSimulator
 import AppleSignedData
-import Crypto
 import Foundation
-import SwiftASN1
+import SubReconTestSupport
 import Testing
 import X509
 
@@ -64,13 +63,20 @@ import X509
             #expect(ownRoot.accepted, "\(ownRoot)")
         }
 
-        let bare = try ChainWithoutKeyIdentifiers()
-        let atSeconds = Int64(Date().timeIntervalSince1970)
-        let strict = try OpenSSLVerify.verify(leaf: bare.leaf, intermediate: bare.intermediate, root: bare.root, atSeconds: atSeconds)
+        // A chain shaped like the simulator's before it carried key identifiers, made here (from the
+        // shared test PKI) so the refusal is the test's own.
+        let wallMs = Int64(Date().timeIntervalSince1970 * 1000)
+        let bare = try TestChain(
+            rootName: "Bare Root CA", intermediateMarker: false, leafMarker: false,
+            leafValidity: (wallMs - 86_400_000)...(wallMs + 86_400_000),
+            subjectKeyIdentifiers: false, authorityKeyIdentifiers: false)
+        let (leaf, intermediate, root) = (try derBytes(bare.leaf), try derBytes(bare.intermediate), try derBytes(bare.root))
+        let atSeconds = wallMs / 1000
+        let strict = try OpenSSLVerify.verify(leaf: leaf, intermediate: intermediate, root: root, atSeconds: atSeconds)
         #expect(!strict.accepted)
         #expect(strict.output.contains("Authority Key Identifier") || strict.output.contains("Subject Key Identifier"), "\(strict)")
         let lenient = try OpenSSLVerify.verify(
-            leaf: bare.leaf, intermediate: bare.intermediate, root: bare.root, atSeconds: atSeconds, strict: false)
+            leaf: leaf, intermediate: intermediate, root: root, atSeconds: atSeconds, strict: false)
         #expect(lenient.accepted, "only the identifiers are missing: \(lenient)")
     }
 
@@ -125,50 +131,5 @@ import X509
             #expect(certificate.extensions[oid: .X509ExtensionID.basicConstraints]?.critical == true)
             #expect(certificate.extensions[oid: .X509ExtensionID.keyUsage]?.critical == true)
         }
-    }
-}
-
-/// A chain shaped like the simulator's before it carried key identifiers: what strict
-/// verification must refuse, made here so the refusal is the test's own.
-private struct ChainWithoutKeyIdentifiers {
-    let leaf: [UInt8]
-    let intermediate: [UInt8]
-    let root: [UInt8]
-
-    init() throws {
-        let rootKey = P384.Signing.PrivateKey()
-        let intermediateKey = P384.Signing.PrivateKey()
-        let rootName = try DistinguishedName { CommonName("Bare Root CA") }
-        let intermediateName = try DistinguishedName { CommonName("Bare Intermediate CA") }
-        let now = Date()
-        let authority = try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-        }
-        func serialized(_ certificate: Certificate) throws -> [UInt8] {
-            var serializer = DER.Serializer()
-            try serializer.serialize(certificate)
-            return serializer.serializedBytes
-        }
-        root = try serialized(
-            Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
-                notValidBefore: now - 86_400, notValidAfter: now + 86_400, issuer: rootName, subject: rootName,
-                signatureAlgorithm: .ecdsaWithSHA384, extensions: authority, issuerPrivateKey: .init(rootKey)))
-        intermediate = try serialized(
-            Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
-                notValidBefore: now - 86_400, notValidAfter: now + 86_400, issuer: rootName, subject: intermediateName,
-                signatureAlgorithm: .ecdsaWithSHA384, extensions: authority, issuerPrivateKey: .init(rootKey)))
-        leaf = try serialized(
-            Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(P256.Signing.PrivateKey().publicKey),
-                notValidBefore: now - 86_400, notValidAfter: now + 86_400, issuer: intermediateName,
-                subject: try DistinguishedName { CommonName("Bare Leaf") }, signatureAlgorithm: .ecdsaWithSHA384,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                },
-                issuerPrivateKey: .init(intermediateKey)))
     }
 }

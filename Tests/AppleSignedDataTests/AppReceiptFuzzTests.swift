@@ -1,4 +1,5 @@
 import Foundation
+import SubReconTestSupport
 import Testing
 @testable import AppleSignedData
 
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test func bitFlips() throws {
-        var generator = SeededGenerator(state: 0x5EED_0001)
+        var generator = SplitMix64(seed: 0x5EED_0001)
         for (_, bytes) in try Self.seeds() {
             for _ in 0..<1_500 {
                 var mutated = bytes
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func byteSplices() throws {
-        var generator = SeededGenerator(state: 0x5EED_0002)
+        var generator = SplitMix64(seed: 0x5EED_0002)
         let interesting: [UInt8] = [0x00, 0x04, 0x24, 0x30, 0x31, 0x80, 0x81, 0x84, 0x8F, 0xA0, 0xFF]
         for (_, bytes) in try Self.seeds() {
             for _ in 0..<1_000 {
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func randomBytesAndText() {
-        var generator = SeededGenerator(state: 0x5EED_0003)
+        var generator = SplitMix64(seed: 0x5EED_0003)
         let prefixes: [[UInt8]] = [[], [0x30, 0x80], [0x30, 0x82], [0x30, 0x80, 0x06, 0x09] + F.signedDataOID]
         for _ in 0..<3_000 {
             let prefix = prefixes.randomElement(using: &generator)!

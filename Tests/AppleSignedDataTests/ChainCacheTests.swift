@@ -1,4 +1,5 @@
 import Crypto
+import SubReconTestSupport
 import Testing
 import X509
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SubReconTestSupport
 import Testing
 
 @testable import AppleSignedData

@@ -1,4 +1,5 @@
 import Foundation
+import SubReconTestSupport
 import Testing
 import X509
 

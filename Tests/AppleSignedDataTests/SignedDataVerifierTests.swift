@@ -1,6 +1,7 @@
 import AppleSignedData
 import Crypto
 import Foundation
+import SubReconTestSupport
 import Testing
 import X509
 

@@ -1,8 +1,9 @@
 import AppleSignedData
 import Crypto
+import Foundation
+import SubReconTestSupport
 import Testing
 import X509
-import Foundation
 
 /// Check 5: leaf → intermediate → configured root, valid at signedDate, with Apple's markers.
 @Suite struct TrustChainTests {

@@ -1,5 +1,6 @@
 import Foundation
 import SubReconHTTP
+import SubReconTestSupport
 import Synchronization
 import Testing
 
@@ -215,7 +216,7 @@ struct CurlTransportTests {
     // scripts/setup.sh installs openssl, so this always runs; without it, it fails loudly.
     @Test("a self-signed server is refused, and accepted when caFile trusts its certificate")
     func selfSignedCertificate() async throws {
-        let server = try SelfSignedTLSServer()
+        let server = try SelfSignedTLSServer(answers: .statusPage)
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/"
 

@@ -1,6 +1,7 @@
 import AppStoreSimulator
 import Foundation
 import GRDB
+import SubReconTestSupport
 import Testing
 
 @testable import SubRecon
@@ -210,7 +211,7 @@ import Testing
         defer { Task { await world.close() } }
         world.clock.set(nowMs: ReconciliationJob.wallClockMs())
         try await world.importScenarios([.active])
-        let server = try SelfSignedHTTPSServer(folder: world.folder)
+        let server = try SelfSignedTLSServer(answers: .byTheTest, folder: world.folder)
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/verifyReceipt"
         var env = environment(world)
@@ -275,105 +276,5 @@ import Testing
             #expect(mode & 0o077 == 0, "\(path) is mode \(String(mode, radix: 8))")
             #expect(mode & 0o600 == 0o600, "\(path) is mode \(String(mode, radix: 8))")
         }
-    }
-}
-
-/// `openssl s_server` with a freshly made self-signed RSA certificate for 127.0.0.1, in the
-/// test's own folder. Not `-www` (which never answers a POST): the test writes the HTTP answer
-/// into the server's stdin once the request has arrived, and s_server forwards it over TLS.
-final class SelfSignedHTTPSServer: @unchecked Sendable {
-    let certificatePath: String
-    let port: UInt16
-    private let process: Process
-    private let input: FileHandle
-    private let lock = NSLock()
-    private var seen = ""
-
-    init(folder: String) throws {
-        certificatePath = folder + "/cert.pem"
-        let keyPath = folder + "/key.pem"
-        let request = try Self.openssl([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1", "-keyout", keyPath, "-out", certificatePath,
-        ])
-        request.process.waitUntilExit()
-        guard request.process.terminationStatus == 0 else { throw ServerError.certificateNotCreated }
-
-        let server = try Self.openssl(
-            ["s_server", "-accept", "127.0.0.1:0", "-cert", certificatePath, "-key", keyPath], captureOutput: true)
-        process = server.process
-        input = server.input
-        // s_server prints "ACCEPT 127.0.0.1:PORT" once it listens, then everything the client sends.
-        let output = server.output!
-        var found: UInt16?
-        var text = ""
-        while found == nil {
-            let data = output.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-            for line in text.split(separator: "\n") where line.hasPrefix("ACCEPT ") {
-                found = line.split(separator: ":").last.flatMap { UInt16($0.trimmingCharacters(in: .whitespaces)) }
-            }
-        }
-        guard let found else {
-            kill(server.process.processIdentifier, SIGKILL)
-            throw ServerError.serverDidNotStart(text)
-        }
-        port = found
-        seen = text
-        Thread.detachNewThread { [self] in
-            while true {
-                let data = output.availableData
-                if data.isEmpty { return }
-                lock.withLock { seen += String(decoding: data, as: UTF8.self) }
-            }
-        }
-    }
-
-    /// Everything s_server printed so far.
-    var output: String { lock.withLock { seen } }
-
-    /// Waits (polling, with a deadline) until `text` appears in the output after the first `mark` characters.
-    func waitForOutput(_ text: String, after mark: Int, seconds: Int) async -> Bool {
-        for _ in 0..<(seconds * 50) {
-            if String(output.dropFirst(mark)).contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
-
-    /// Sends an HTTP/1.1 200 answer with `body` over the open TLS connection.
-    func respond(_ body: String) {
-        let bytes = Array(body.utf8)
-        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
-        input.write(Data(head.utf8) + Data(bytes))
-    }
-
-    func stop() {
-        // SIGKILL: children of the test process inherit a signal mask that blocks SIGTERM.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        try? input.close()
-    }
-
-    private static func openssl(_ arguments: [String], captureOutput: Bool = false) throws
-        -> (process: Process, input: FileHandle, output: FileHandle?)
-    {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        // stdin stays an open, empty pipe: at EOF s_server would drop every connection at once.
-        let stdin = Pipe()
-        process.standardInput = stdin
-        let stdout = Pipe()
-        process.standardOutput = captureOutput ? stdout : FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return (process, stdin.fileHandleForWriting, captureOutput ? stdout.fileHandleForReading : nil)
-    }
-
-    enum ServerError: Error {
-        case certificateNotCreated
-        case serverDidNotStart(String)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 @testable import SubReconAppStore
 @testable import SubReconModel
 @testable import SubReconStore
+import SubReconTestSupport
 import Testing
 
 @Suite("CSVWriter")
@@ -156,7 +157,7 @@ struct CSVWriterTests {
         // Fragments chosen to hit every rule, combined pseudo-randomly but reproducibly.
         let fragments = ["", "a", "Zoë", "🙂", ",", "\"", "\n", "\r", "\r\n", "=", "+", "-", "@", "\t", " ", "'",
                          "x y", "1700000000000", "é\u{301}", ".", "49.99"]
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var rows: [[String?]] = []
         for _ in 0..<5_000 {
             let width = Int(generator.next() % 6) + 2

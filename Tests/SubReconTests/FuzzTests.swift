@@ -1,4 +1,5 @@
 import Foundation
+import SubReconTestSupport
 import Testing
 
 @testable import SubRecon
@@ -234,7 +235,7 @@ struct FuzzTests {
         var withStates = 0
         var equivalences: [DecoderEquivalence: Int] = [:]
         for index in 0..<2_000 {
-            var rng = FuzzRandom(seed: Self.seed, stream: 1, index: UInt64(index))
+            var rng = SplitMix64(seed: Self.seed, stream: 1, index: UInt64(index))
             let (name, base) = parsed[rng.int(parsed.count)]
             var mutator = FuzzMutator(rng: rng)
             let (body, steps) = mutator.mutate(base)
@@ -258,7 +259,7 @@ struct FuzzTests {
         var decoded = 0
         var wrote = 0
         for index in 0..<1_200 {
-            var rng = FuzzRandom(seed: Self.seed, stream: 2, index: UInt64(index))
+            var rng = SplitMix64(seed: Self.seed, stream: 2, index: UInt64(index))
             let nowMs = Self.now + Int64(rng.int(60)) * Self.day - 30 * Self.day
             let synthetic = FuzzSynthetic.body(&rng, nowMs: nowMs)
             let plainLabel = "\(Self.seedText) syntheticBodies case \(index) (plain: \(synthetic.shape))"
@@ -289,7 +290,7 @@ struct FuzzTests {
         var kept = 0
         var shortenedByCancellation = 0
         for index in 0..<600 {
-            var rng = FuzzRandom(seed: Self.seed, stream: 3, index: UInt64(index))
+            var rng = SplitMix64(seed: Self.seed, stream: 3, index: UInt64(index))
             let otid = "7000000\(100 + rng.int(3))"
             let storedExpiry = Self.now + Int64(rng.int(40)) * Self.day
             var entries: [FuzzJSON] = []
@@ -396,7 +397,7 @@ struct FuzzTests {
 
     @Test("huge arrays: 20,000 transactions decode, derive and reconcile")
     func hugeArrays() throws {
-        var rng = FuzzRandom(seed: Self.seed, stream: 4, index: 0)
+        var rng = SplitMix64(seed: Self.seed, stream: 4, index: 0)
         // A long renewal history of 50 subscriptions, plus two junk entries (not objects).
         var entries: [FuzzJSON] = []
         for n in 0..<20_000 {
@@ -428,7 +429,7 @@ struct FuzzTests {
 
     @Test("many distinct subscriptions in one answer (1,000 otids)")
     func manyDistinctSubscriptions() throws {
-        var rng = FuzzRandom(seed: Self.seed, stream: 5, index: 0)
+        var rng = SplitMix64(seed: Self.seed, stream: 5, index: 0)
         let entries = (0..<1_000).map { n in
             FuzzSynthetic.transaction(otid: "8\(100_000 + n)", n: n, expires: Self.now + Int64(n - 500) * 60_000, rng: &rng)
         }
@@ -496,7 +497,7 @@ struct FuzzTests {
 
     @Test("duplicate keys never crash, and a duplicated status still needs to be numeric")
     func duplicateKeys() {
-        var rng = FuzzRandom(seed: Self.seed, stream: 6, index: 0)
+        var rng = SplitMix64(seed: Self.seed, stream: 6, index: 0)
         for index in 0..<200 {
             let entry = FuzzSynthetic.transaction(otid: "42", n: index, expires: Self.now + Self.day, rng: &rng)
             guard case .object(let pairs) = entry else { continue }
@@ -530,25 +531,12 @@ final class IssueBudget: @unchecked Sendable {
 
 // MARK: - seeded randomness
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence on every platform.
-struct FuzzRandom {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    /// An independent stream per (test, case), so one case can be replayed alone.
+/// The fuzz tests' generator: an independent stream per (test, case), so one case can be replayed alone.
+extension SplitMix64 {
     init(seed: UInt64, stream: UInt64, index: UInt64) {
-        var mixer = FuzzRandom(seed: seed ^ (stream &* 0x9E37_79B9_7F4A_7C15))
+        var mixer = SplitMix64(seed: seed ^ (stream &* 0x9E37_79B9_7F4A_7C15))
         for _ in 0..<2 { _ = mixer.next() }
-        state = mixer.next() ^ (index &* 0xD1B5_4A32_D192_ED03)
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        self.init(seed: mixer.next() ^ (index &* 0xD1B5_4A32_D192_ED03))
     }
 
     /// 0..<bound (bound > 0).
@@ -766,7 +754,7 @@ struct FuzzJSONParser {
 // MARK: - mutations
 
 struct FuzzMutator {
-    var rng: FuzzRandom
+    var rng: SplitMix64
 
     static let interestingNumbers = [
         "0", "-0", "-1", "1", "21003", "21004", "21006", "21007", "21010", "21104", "1e400", "-1e400", "1.5", "1e3",
@@ -1008,16 +996,16 @@ enum FuzzSynthetic {
     static let products = ["com.example.pro.monthly", "com.example.pro.yearly", "com.example.premium.monthly", "com.example.coins"]
 
     /// A value the way some producer might send it: a string, or a bare number.
-    static func number(_ value: Int64, _ rng: inout FuzzRandom) -> FuzzJSON {
+    static func number(_ value: Int64, _ rng: inout SplitMix64) -> FuzzJSON {
         rng.chance(0.8) ? .string(String(value)) : .number(String(value))
     }
 
-    static func flag(_ value: Bool, _ rng: inout FuzzRandom) -> FuzzJSON {
+    static func flag(_ value: Bool, _ rng: inout SplitMix64) -> FuzzJSON {
         rng.pick([.string(value ? "true" : "false"), .bool(value), .string(value ? "1" : "0"), .number(value ? "1" : "0")])
     }
 
     static func transaction(
-        otid: String, n: Int, expires: Int64, rng: inout FuzzRandom, cancelled: Int64? = nil, upgraded: Bool = false
+        otid: String, n: Int, expires: Int64, rng: inout SplitMix64, cancelled: Int64? = nil, upgraded: Bool = false
     ) -> FuzzJSON {
         var pairs: [(String, FuzzJSON)] = [
             ("quantity", .string("1")), ("product_id", .string(rng.pick(Array(products.prefix(3))))),
@@ -1046,7 +1034,7 @@ enum FuzzSynthetic {
         var shape: String
     }
 
-    static func body(_ rng: inout FuzzRandom, nowMs: Int64) -> Body {
+    static func body(_ rng: inout SplitMix64, nowMs: Int64) -> Body {
         let otids = (0..<(1 + rng.int(3))).map { "1000000\(700 + $0 + rng.int(5) * 10)" }
         var entries: [FuzzJSON] = []
         for n in 0..<rng.int(9) {

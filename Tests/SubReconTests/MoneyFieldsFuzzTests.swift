@@ -3,6 +3,7 @@ import Foundation
 @testable import SubReconAppStore
 @testable import SubReconModel
 @testable import SubReconStore
+import SubReconTestSupport
 import Testing
 
 /// The money fields of signed transactions, fuzzed: whatever Apple (or a bug) puts in `price`,
@@ -16,7 +17,7 @@ struct MoneyFieldsFuzzTests {
     static let cases = 3_000
 
     /// A value for a money field: well-formed or not, of any JSON type.
-    static func value(_ rng: inout FuzzRandom) -> (text: String, integer: Int64?) {
+    static func value(_ rng: inout SplitMix64) -> (text: String, integer: Int64?) {
         switch rng.int(14) {
         case 0: let v = Int64(rng.int(100_000_000)); return ("\(v)", v)
         case 1: return ("-\(1 + rng.int(1_000_000))", nil)
@@ -40,7 +41,7 @@ struct MoneyFieldsFuzzTests {
     @Test("malformed money never crashes, never passes as an amount, never touches the state")
     func fuzzedMoneyFields() throws {
         for index in 0..<Self.cases {
-            var rng = FuzzRandom(seed: Self.seed, stream: 1, index: UInt64(index))
+            var rng = SplitMix64(seed: Self.seed, stream: 1, index: UInt64(index))
             let price = Self.value(&rng)
             let percentage = Self.value(&rng)
             var fields = [

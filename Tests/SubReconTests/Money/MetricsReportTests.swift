@@ -2,6 +2,7 @@
 @testable import SubReconAppStore
 @testable import SubReconModel
 @testable import SubReconStore
+import SubReconTestSupport
 import Testing
 
 @Suite("MetricsReport")
@@ -153,7 +154,7 @@ struct MetricsReportTests {
     @Test func matchesADirectComputationOnRandomData() throws {
         // The accumulator (difference arrays, a stack for the governing row) against the
         // contract read literally: at each instant, scan every row.
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         let base = F.ms("2026-01-01")
         let products = ["p"], currencies: [String?] = ["USD", "EUR", nil]
         var subscriptions: [[LedgerEntry]] = []

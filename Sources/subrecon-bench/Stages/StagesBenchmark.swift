@@ -5,6 +5,7 @@ import SubRecon
 import SubReconAppStore
 import SubReconModel
 import SubReconStore
+import Synchronization
 
 /// The per-receipt CPU of each stage of a run, measured one stage at a time in this process with
 /// no HTTP in between: building the request, the simulator's answer, decoding it, and reconciling
@@ -119,6 +120,25 @@ struct StagesBenchmark {
         case 21003: .invalid(appleStatus: 21003, environment: answer.environment)
         case 21010: .accountGone(environment: answer.environment)
         default: .failed(VerificationFailure(appleStatus: answer.rawStatus, message: "status \(answer.rawStatus)"))
+        }
+    }
+}
+
+/// Wall time SQLite spent in each statement (by its SQL text), summed over a stage.
+final class SQLProfile: Sendable {
+    private let totals = Mutex<[String: (count: Int, seconds: Double)]>([:])
+
+    func add(_ sql: String, _ seconds: TimeInterval) {
+        totals.withLock { $0[sql, default: (0, 0)].count += 1; $0[sql, default: (0, 0)].seconds += seconds }
+    }
+
+    /// Prints the totals so far per receipt, and starts over.
+    func print(receipts: Int) {
+        let rows = totals.withLock { totals in defer { totals = [:] }; return totals }.sorted { $0.value.seconds > $1.value.seconds }
+        for (sql, total) in rows {
+            let text = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ").prefix(70)
+            Swift.print(BenchFormat.line(
+                "  sql", "\(BenchFormat.fixed(total.seconds / Double(max(1, receipts)) * 1e6, 1)) µs per receipt, \(total.count)×: \(text)"))
         }
     }
 }

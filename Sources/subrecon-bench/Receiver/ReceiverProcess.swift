@@ -14,7 +14,7 @@ struct ReceiverProcess {
         let stdoutPath = folder + "/receiver.out"
         let process = try ChildProcess.spawn(
             executable: subrecon, arguments: ["notifications", "serve", "--port", "0"] + arguments,
-            environment: ChildEnvironment.base().merging(settings) { $1 }, stdoutPath: stdoutPath, stderrPath: folder + "/receiver.err")
+            environment: ChildProcess.baseEnvironment().merging(settings) { $1 }, stdoutPath: stdoutPath, stderrPath: folder + "/receiver.err")
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""

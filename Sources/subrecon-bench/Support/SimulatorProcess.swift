@@ -20,7 +20,7 @@ struct SimulatorProcess {
         if let secretFile { arguments += ["--shared-secret-file", secretFile] }
         let process = try ChildProcess.spawn(
             executable: subrecon, arguments: arguments + extraArguments,
-            environment: ChildEnvironment.base(), stdoutPath: stdoutPath, stderrPath: folder + "/simulator.err")
+            environment: ChildProcess.baseEnvironment(), stdoutPath: stdoutPath, stderrPath: folder + "/simulator.err")
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""

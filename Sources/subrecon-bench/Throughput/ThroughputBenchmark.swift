@@ -81,7 +81,7 @@ struct ThroughputBenchmark {
         defer { simulator.stop() }
 
         // 3. The worker, its own process: `subrecon run --all`.
-        var environment = ChildEnvironment.base()
+        var environment = ChildProcess.baseEnvironment()
         environment["SUBRECON_DB"] = databasePath
         environment["SUBRECON_SHARED_SECRET"] = secret
         environment["SUBRECON_PRODUCTION_URL"] = simulator.productionURL

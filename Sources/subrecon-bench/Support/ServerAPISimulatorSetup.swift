@@ -44,7 +44,7 @@ struct ServerAPISimulatorSetup {
     /// A worker's environment in server-api mode against the simulator, at `SUBRECON_API_RATE=rate`
     /// (the caller adds `SUBRECON_DB`).
     func workerEnvironment(rate: Int) -> [String: String] {
-        var environment = ChildEnvironment.base()
+        var environment = ChildProcess.baseEnvironment()
         environment["SUBRECON_APPLE_API"] = "server-api"
         environment["SUBRECON_API_KEY_FILE"] = keyFile
         environment["SUBRECON_API_KEY_ID"] = Self.keyID

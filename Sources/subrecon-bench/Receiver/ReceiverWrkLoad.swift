@@ -25,7 +25,7 @@ enum ReceiverWrkLoad {
         let process = try ChildProcess.spawn(
             executable: wrk,
             arguments: ["-t1", "-c\(connections)", "-d\(seconds)s", "--timeout", "30s", "-s", script, url, "--", bodiesPath, "in-order"],
-            environment: ChildEnvironment.base(), stdoutPath: output, stderrPath: folder + "/wrk.err")
+            environment: ChildProcess.baseEnvironment(), stdoutPath: output, stderrPath: folder + "/wrk.err")
         let exit = await process.waitOffTheCooperativePool()
         let report = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         guard exit.code == 0 else {

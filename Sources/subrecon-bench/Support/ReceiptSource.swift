@@ -2,3 +2,10 @@
 protocol ReceiptSource: Sendable {
     func row(_ index: Int64) -> ReceiptRow
 }
+
+/// One generated row for `receipts`.
+struct ReceiptRow: Sendable {
+    var userID: String
+    var receiptData: String
+    var productID: String?
+}

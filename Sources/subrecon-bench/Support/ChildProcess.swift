@@ -134,6 +134,12 @@ struct ChildProcess: Sendable {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
+    /// The environment children start with: the benchmark's own, minus every `SUBRECON_` setting
+    /// (a secret file set by the caller would clash with the secret the benchmark passes).
+    static func baseEnvironment() -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SUBRECON_") }
+    }
+
     /// The folder this executable lives in (where `swift build` also put `subrecon`).
     static func ownDirectory() -> String {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
