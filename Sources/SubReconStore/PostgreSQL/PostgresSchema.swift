@@ -77,7 +77,8 @@ package enum PostgresSchema {
 
     /// Several workers: receipts are claimed (`claimed_by` = `HOST:PID`, `claimed_until` in ms);
     /// the due-and-unclaimed query walks a partial index, and the claims a worker renews or a
-    /// rescuer releases walk another (see docs/postgresql-claims.md). The stored digest of the
+    /// rescuer releases walk another (see docs/postgresql.md, "How the workers split the nightly
+    /// run"). The stored digest of the
     /// receipt data spares recomputing it.
     package static let v5 = """
         ALTER TABLE receipts ADD COLUMN receipt_sha256 TEXT CHECK (length(receipt_sha256) = 64);

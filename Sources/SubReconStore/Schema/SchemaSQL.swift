@@ -158,7 +158,8 @@ package enum SchemaSQL {
 
     /// The App Store Server API's rate budget that several workers share (PostgreSQL): one row per
     /// budget, `next_slot_us` the schedule's next free request slot in microseconds since 1970 on
-    /// the database's clock (docs/postgresql-claims.md). SQLite, one process at a time, paces
+    /// the database's clock (docs/postgresql.md, "One API rate budget for all workers"). SQLite,
+    /// one process at a time, paces
     /// locally and leaves it empty; it has the table so both stores have the same tables.
     package static let v6APIRate = """
         CREATE TABLE api_rate (
