@@ -154,8 +154,9 @@ public final class AppStoreSimulator: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             // Lets `subrecon simulator --port N` restart at once while old connections sit in TIME_WAIT.
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            // Essential, not a default to trust: with Nagle a keep-alive answer's body waited ~40 ms
-            // for the client's delayed ACK of its headers.
+            // Essential, not a default to trust: with Nagle a keep-alive answer's body waits for the
+            // client's delayed ACK of its headers (docs/performance.md, "Earlier figures behind the
+            // code's choices").
             .childChannelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

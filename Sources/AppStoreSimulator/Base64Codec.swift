@@ -22,7 +22,8 @@ enum Base64Codec {
     }
 
     /// Two characters per 12-bit value, first character in the low byte: the encoder then does
-    /// two lookups and two 16-bit stores per 3 input bytes instead of four of each (~2x faster).
+    /// two lookups and two 16-bit stores per 3 input bytes instead of four of each
+    /// (docs/performance.md, "Earlier figures behind the code's choices").
     private static let pairs: [UInt16] = (0..<4096).map {
         UInt16(alphabet[$0 >> 6]) | UInt16(alphabet[$0 & 0x3F]) << 8
     }

@@ -4,8 +4,8 @@ import Foundation
 /// values are strings, `true`, `false` or `null`. Returns nil for anything else (numbers, nested
 /// values, `\u` escapes, invalid JSON), and the caller falls back to `JSONSerialization`.
 ///
-/// Exists for speed: `JSONSerialization` spends ~25 µs on a 5 KB request, most of the
-/// simulator's own per-request cost.
+/// Exists for speed: `JSONSerialization` was most of the simulator's own per-request cost
+/// (docs/performance.md, "Earlier figures behind the code's choices").
 struct FlatJSONObjectScanner {
     enum Value: Equatable {
         case string(String)

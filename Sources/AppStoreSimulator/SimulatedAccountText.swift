@@ -1,6 +1,7 @@
 /// The account inside a simulated receipt, as compact text. Hand-written instead of
 /// JSONEncoder/JSONDecoder because the simulator decodes one account and encodes one
-/// (`latest_receipt`) per request, and those cost ~35 µs each.
+/// (`latest_receipt`) per request, and through the JSON codecs those were a large part of a
+/// request's cost (docs/performance.md, "Earlier figures behind the code's choices").
 ///
 ///     text         = account *(";" subscription) "#" checksum
 ///     account      = id "," environment "," ownership "," receiptCreatedMs "," fixedStatus ","

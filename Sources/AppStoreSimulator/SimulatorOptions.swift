@@ -18,8 +18,9 @@ public struct SimulatorOptions: Sendable {
     /// Threads serving connections (SwiftNIO event loops). One by default: the simulator shares
     /// the machine with the worker it serves (the benchmark runs both on 2 cores), so a second
     /// thread would mostly take CPU from the worker, and fewer requests per wake-up cost more
-    /// each. One thread's ceiling is 1 ÷ (CPU per request): measured here at ~30 µs of HTTP and
-    /// ~175 µs per full verifyReceipt answer, i.e. ~5,700 answers/s; raise it if that is the limit.
+    /// each. One thread's ceiling is 1 ÷ (CPU per request); raise it if that is the limit (the
+    /// simulator's CPU per request: docs/performance.md, "Earlier figures behind the code's choices"
+    /// and the tables after it).
     public var eventLoopThreads: Int
 
     // MARK: App Store Server API

@@ -25,7 +25,8 @@ struct SecondsHistogram: Sendable {
         text.histogram(name, help, upperBounds: upperBounds, bucketCounts: bucketCounts, sum: sum)
     }
 
-    /// Request to answer: the target is a p99 of 50 ms, so the buckets are finest there.
+    /// Request to answer: the buckets are finest around the receiver's p99 target
+    /// (docs/performance.md, "Notifications receiver").
     static let requestBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     /// `signedDate` to stored: seconds for a live delivery, up to days for Apple's retries.
     static let lagBounds: [Double] = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 1_800, 3_600, 21_600, 86_400, 604_800]

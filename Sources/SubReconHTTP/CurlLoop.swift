@@ -22,8 +22,9 @@ struct CurlJob: Sendable {
 ///
 /// The loop drives libcurl's socket interface on epoll: `curl_multi_socket_action` for the sockets
 /// epoll reports and for libcurl's own timer, never `curl_multi_perform`, which walks every
-/// transfer and polls each one's socket on every call (at zero latency that was a third of the
-/// loop thread's CPU). Other threads wake it through an eventfd.
+/// transfer and polls each one's socket on every call (at zero latency that was a large share of
+/// the loop thread's CPU; docs/performance.md, "App Store Server API mode"). Other threads wake it
+/// through an eventfd.
 ///
 /// `@unchecked Sendable`: `shared` is behind a mutex; everything else (the multi handle, the epoll
 /// set, the easy handle pool, the backlog) is touched only by the loop thread. Other threads only
@@ -390,7 +391,8 @@ final class EasyContext {
         check(ccurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
         check(ccurl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
         // No CA directory: with one, libcurl skips its cached CA store and re-parses the bundle on
-        // every TLS connection (~20 ms CPU each).
+        // every TLS connection, a costly parse each time (docs/performance.md, "Earlier figures
+        // behind the code's choices").
         check(ccurl_easy_setopt_string(handle, CURLOPT_CAPATH, nil))
         if let caFile { check(ccurl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile)) }
         check(ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))

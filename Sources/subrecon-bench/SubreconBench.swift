@@ -6,8 +6,8 @@ import ArgumentParser
 @preconcurrency import Musl
 #endif
 
-/// `subrecon-bench`: prints throughput, CPU, memory and Apple-call figures against the limits in
-/// the performance issue. A benchmark, never a test: it exits non-zero only when the benchmark
+/// `subrecon-bench`: prints throughput, CPU, memory and Apple-call figures against the targets
+/// docs/performance.md lists. A benchmark, never a test: it exits non-zero only when the benchmark
 /// itself breaks (a process fails to start, a database cannot be written), never on a figure.
 @main
 struct SubreconBench: AsyncParsableCommand {

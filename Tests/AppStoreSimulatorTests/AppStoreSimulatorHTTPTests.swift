@@ -128,8 +128,8 @@ func withSimulator<T>(
                 }
                 return statuses
             }
-            // One connection, 30 answers, none closing it. (The ~40 ms Nagle delay this once had is a
-            // speed matter, measured by the benchmark, not asserted here.)
+            // One connection, 30 answers, none closing it. (The Nagle delay this once had is a speed
+            // matter, measured by the benchmark (docs/performance.md), not asserted here.)
             #expect(statuses == Array(repeating: 0, count: 30))
         }
     }

@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct AppleDateFormatTests {
     @Test(arguments: [
-        // From real bodies and the protocol reference.
+        // From real bodies (Tests/SubReconTests/Fixtures/apple-real) and Apple's examples on its
+        // 'responseBody.Latest_receipt_info' page.
         (Int64(1_591_723_711_000), "2020-06-09 17:28:31 Etc/GMT", "2020-06-09 10:28:31 America/Los_Angeles"),
         (Int64(1_605_229_763_000), "2020-11-13 01:09:23 Etc/GMT", "2020-11-12 17:09:23 America/Los_Angeles"),
         (Int64(1_375_340_400_000), "2013-08-01 07:00:00 Etc/GMT", "2013-08-01 00:00:00 America/Los_Angeles"),

@@ -1,4 +1,6 @@
-/// The state derivation of the protocol reference (§6.4), written independently of the simulator,
+/// The state derivation docs/run.md and docs/reports.md (`subscriptions`) describe, from Apple's
+/// 'responseBody.Latest_receipt_info' and 'responseBody.Pending_renewal_info' pages, written
+/// independently of the simulator,
 /// so scenario expectations are checked against what a correct reconciler would conclude.
 enum ReferenceStateDeriver {
     struct Derived: Equatable {

@@ -1,7 +1,8 @@
 import Testing
 @testable import AppleSignedData
 
-/// `transactionIDToAsk(products:)`, reference §10.3.
+/// `transactionIDToAsk(products:)`: a subscription of one of our products first, else any id (Get
+/// All Subscription Statuses takes any transaction id of the customer).
 @Suite struct AppReceiptChoiceTests {
     static let monthly = "com.example.pro.monthly"
     static let news = "com.example.news.monthly"

@@ -135,7 +135,7 @@ import X509
         }
     }
 
-    /// Other tools wrap base64 at 76 characters (as shared/reference/certs does); still accepted.
+    /// Other tools wrap base64 at 76 characters (as GNU `base64` does by default); still accepted.
     @Test func rootPEMInitAcceptsAnyLineLength() async throws {
         let lines = AppleRootCertificates.appleRootCAG3.split(separator: "\n")
         let body = lines.filter { !$0.hasPrefix("-----") }.joined()

@@ -23,7 +23,7 @@ private typealias Response = SubReconHTTP.HTTPResponse
 private func json(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// A generous timeout: these tests are about what goes over the wire, not speed, and a full suite on two
-/// busy cores once kept a 1.1 MB echo past a 10 s one.
+/// busy cores once kept the largest echo past a much shorter one.
 private func post(_ url: String, _ body: [UInt8], timeout: Duration = .seconds(120)) -> Request {
     Request(url: url, headers: [("Content-Type", "application/json")], body: body, timeout: timeout)
 }

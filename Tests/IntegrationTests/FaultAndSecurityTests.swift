@@ -144,7 +144,7 @@ import Testing
         let asArgument = try await run("--shared-secret", ["run", "--shared-secret", Self.wrongSecret], env)
         #expect(asArgument.stderr.contains("Unknown option"), "\(asArgument.stderr)")
         #expect(asArgument.stderr.contains("--shared-secret"))
-        // cli.md, exit codes: "2 — usage or configuration error".
+        // README, Exit codes: 2 is "usage or configuration error".
         #expect(asArgument.exitCode == 2, "an unknown option is a usage error: exit 2 per the contract, got \(asArgument.exitCode)")
         outputs.removeLast()  // the value was typed on the command line on purpose; not a leak of ours
 

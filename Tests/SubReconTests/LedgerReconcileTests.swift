@@ -182,7 +182,7 @@ struct LedgerReconcileTests {
         #expect(negative.price == nil && negative.moneyProblems?.count == 1)
         let fine = try SignedTransactionPayload.scan(Array(#"{"transactionId":"2","price":0,"revocationPercentage":100000}"#.utf8))
         #expect(fine.price == 0 && fine.revocationPercentage == 100_000 && fine.moneyProblems == nil)
-        // Refunds the ledger cannot price are said too (the contract: "left empty and logged").
+        // Refunds the ledger cannot price are said too (docs/finance.md, the ledger: "left empty and logged").
         let prorated = try SignedTransactionPayload.scan(
             Array(#"{"transactionId":"2","price":9990,"revocationDate":5,"revocationType":"REFUND_PRORATED"}"#.utf8))
         #expect(prorated.moneyProblems?.first?.hasPrefix("REFUND_PRORATED without revocationPercentage") == true)

@@ -274,8 +274,8 @@ struct ReceiptReconcilerTests {
         let update = reconciler.reconcile(
             Self.answer([cancelledYearly, premiumPeriod], renewals: renewals), snapshot: snapshot, nowMs: Self.now, runID: 4)
         // Then the answer is not a downgrade (Apple's newest expiry is the stored one): the
-        // subscription now is the premium product, active until its own expiry (contract: "after an
-        // upgrade, the new product"), and nothing is flagged
+        // subscription now is the premium product, active until its own expiry (docs/reports.md,
+        // `subscriptions`: "after an upgrade, the new one"), and nothing is flagged
         let row = try #require(update.subscriptions.first)
         #expect(row.productID == premium)
         #expect(row.status == .active)

@@ -5,7 +5,9 @@ import Foundation
 @testable import SubReconStore
 import Testing
 
-/// Tolerant decoding of verifyReceipt answers (reference §3–§5, §9).
+/// Tolerant decoding of verifyReceipt answers (Apple's 'responseBody',
+/// 'responseBody.Latest_receipt_info' and 'responseBody.Pending_renewal_info' pages, and what real
+/// answers send instead).
 @Suite("VerifyReceiptResponse decoding")
 struct VerifyReceiptResponseTests {
     /// Decodes with the single-pass decoder, and checks that Foundation's decoder (the one it

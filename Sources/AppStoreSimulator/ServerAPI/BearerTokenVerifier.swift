@@ -16,8 +16,9 @@ struct BearerTokenVerifier: Sendable {
     /// X9.63 bytes of the accepted P-256 public key (kept as bytes: swift-crypto keys are not `Sendable`).
     let publicKeyX963: [UInt8]
     /// Authorization values already accepted, with their `exp`. A client reuses one token for up
-    /// to an hour, and checking it afresh was a third of the simulator's CPU at zero latency (the
-    /// JSON, base64url and the ES256 verification), CPU that Apple's servers spend, not ours.
+    /// to an hour, and checking it afresh (the JSON, base64url and the ES256 verification) was a
+    /// large share of the simulator's CPU at zero latency, CPU that Apple's servers spend, not ours
+    /// (docs/performance.md, "App Store Server API mode").
     private let accepted = AcceptedTokens()
 
     init(publicKeyX963: [UInt8]) {

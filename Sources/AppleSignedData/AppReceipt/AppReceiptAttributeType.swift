@@ -1,4 +1,5 @@
-/// Receipt attribute types (reference §10.2) that the reader and the writer use.
+/// Receipt attribute types (Apple's 'Receipt Fields' page: ASN.1 field types) that the reader and
+/// the writer use.
 enum AppReceiptAttributeType {
     static let bundleID: Int64 = 2
     static let inAppPurchase: Int64 = 17

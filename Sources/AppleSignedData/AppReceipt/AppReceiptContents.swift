@@ -50,7 +50,8 @@ public struct AppReceiptContents: Sendable, Hashable {
     /// The transaction id to send to the App Store Server API for this receipt, or nil when the
     /// receipt holds no usable in-app record (the outcome is then `invalid`).
     ///
-    /// In order of preference (reference §10.3), the first match in receipt order:
+    /// In order of preference (ours: Get All Subscription Statuses takes any transaction id of the
+    /// customer, so one of our subscriptions is asked about first), the first match in receipt order:
     /// 1. the `original_transaction_id` (1705) of a subscription record (non-empty 1708) whose
     ///    product is in `products` (an empty set means any product);
     /// 2. any record's `original_transaction_id`;

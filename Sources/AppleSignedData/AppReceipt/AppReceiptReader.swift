@@ -3,7 +3,8 @@ import SwiftASN1
 /// Reads the in-app purchase records of an app receipt (base64 of a PKCS#7 ContentInfo, as
 /// `SKReceiptRefreshRequest`/`appStoreReceiptURL` gives it) without calling Apple and **without
 /// verifying anything**: the result only says which transaction to ask the App Store Server API
-/// about, and Apple's signed answer is what is trusted (reference §10).
+/// about, and Apple's signed answer is what is trusted (as with Apple's App Store Server Library,
+/// whose `ReceiptUtility` reads the id the same way).
 ///
 /// Parsing follows Apple's own `ReceiptUtility`: BER (indefinite lengths and constructed OCTET
 /// STRINGs are accepted, as Xcode's StoreKit-testing receipts use them), ContentInfo → SignedData

@@ -1,4 +1,5 @@
-/// Writes app receipts in Apple's layout (reference §10.1), for the built-in simulator and tests.
+/// Writes app receipts in Apple's layout (a PKCS #7 SignedData whose content is a SET of receipt
+/// attributes: Apple's 'Receipt Fields' page), for the built-in simulator and tests.
 ///
 /// The container is **unsigned**: a DER PKCS#7 ContentInfo/SignedData with empty
 /// digestAlgorithms, no certificates and empty signerInfos. Apple's receipts are signed, but

@@ -5,8 +5,8 @@ import SubReconStore
 /// Group commit for notifications: what arrives while a write is in progress is written together
 /// in the next transaction, so a busy receiver pays a transaction's round trips once per batch
 /// instead of once per notification (on PostgreSQL those round trips, not the rows, were the
-/// bound: ~610 notifications/s one at a time). Nothing waits for a batch to fill: an idle
-/// receiver writes each notification at once, alone.
+/// bound one at a time; docs/performance.md, "Notifications receiver"). Nothing waits for a batch
+/// to fill: an idle receiver writes each notification at once, alone.
 ///
 /// Each notification's writes are still all in or all out (they share the batch's transaction),
 /// and a caller is answered only after the commit, so a 200 still means durably stored.

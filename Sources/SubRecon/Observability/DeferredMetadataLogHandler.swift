@@ -5,10 +5,10 @@ import SubReconStore
 
 /// Keeps a logger's metadata and hands it to `Inner` only with a line to write. swift-log's
 /// StreamLogHandler formats its metadata each time a key is set; Hummingbird sets a request id on
-/// every request's logger, so the receiver formatted one per request (~1.4 % of its CPU under
-/// load) for lines that, at the default level, were never written. The lines are the same:
-/// `Inner` gets the logger's metadata merged with the call's (the call's win), as it would have
-/// merged them itself.
+/// every request's logger, so the receiver formatted one per request for lines that, at the
+/// default level, were never written (docs/performance.md, "Notifications receiver"). The lines
+/// are the same: `Inner` gets the logger's metadata merged with the call's (the call's win), as
+/// it would have merged them itself.
 public struct DeferredMetadataLogHandler<Inner: LogHandler>: LogHandler {
     private var inner: Inner
     public var metadata: Logger.Metadata = [:]

@@ -5,7 +5,8 @@ import SubReconStore
 /// Streams a selection of receipts from the store in keyset pages, so a run over a million
 /// receipts holds at most two pages in memory, not the table. The next page is read while the
 /// second half of the current one is handed out, so the run never waits on a page read
-/// (measured at 0 ms latency: a 512-receipt page of ~4.4 KB receipts stalled it ~5 %).
+/// (a page read on the run's path stalled it at zero latency; docs/performance.md, "Earlier
+/// figures behind the code's choices").
 struct ReceiptCursor {
     let store: any SubscriptionStore
     let selection: ReceiptSelection

@@ -22,8 +22,9 @@ public struct ReconciliationRun: Sendable {
         public var leaseMs: Int64
         public var circuitBreaker: CircuitBreaker
         /// Receipts written per transaction at most; answers that arrive together share one commit.
-        /// 128: at zero latency a commit of 128 costs ~10 µs less per receipt than one of 32
-        /// (`subrecon-bench stages --batch-size`); with latency, `maxBatchDelay` flushes first.
+        /// 128: at zero latency larger commits cost less per receipt (`subrecon-bench stages
+        /// --batch-size`; docs/performance.md, "App Store Server API mode"); with latency,
+        /// `maxBatchDelay` flushes first.
         public var writeBatchSize: Int
 
         public init(
@@ -184,8 +185,9 @@ public struct ReconciliationRun: Sendable {
                 var oldestPending = ContinuousClock.now
                 // The write of one batch runs beside the scheduling (at most one batch being
                 // written at a time, in order), so answers arriving meanwhile are not left waiting
-                // and their slots are refilled at once. Measured: 1.17–1.19 × the ideal at 100 ms
-                // and C = 64 with blocking writes, 1.05–1.10 with this.
+                // and their slots are refilled at once: with blocking writes a run at Apple's
+                // latency fell well short of the ideal (docs/performance.md, "Earlier figures
+                // behind the code's choices").
                 var writing: Task<[ReceiptUpdate], any Error>?
                 func absorb(_ updates: [ReceiptUpdate]) {
                     for update in updates {

@@ -13,11 +13,11 @@ import SubReconStore
 ///
 /// Encoding rules, applied to every cell:
 /// - A cell containing `,`, `"`, `\n` or `\r` is quoted, with each `"` doubled.
-/// - Formula guard (the contract's "CSV safety"): a cell that begins with `=`, `+`, `-`, `@`, tab or
-///   carriage return gets a leading `'`, so a spreadsheet never evaluates it. The one exception is
-///   a cell that is exactly a decimal number (`-?[0-9]+(\.[0-9]+)?`, such as `-49.99`): the money
-///   reports write negative amounts, a spreadsheet reads such a cell as a number and evaluates
-///   nothing, and `'-49.99` would turn it into text. `-abc`, `-`, `-1.`, `-.5` are still guarded.
+/// - Formula guard (the contract's, as docs/reports.md describes it): a cell that begins with `=`,
+///   `+`, `-`, `@`, tab or carriage return gets a leading `'`, so a spreadsheet never evaluates it.
+///   The one exception is a cell that is exactly a decimal number (`-?[0-9]+(\.[0-9]+)?`, such as
+///   `-49.99`): the money reports write negative amounts, a spreadsheet reads such a cell as a
+///   number and evaluates nothing, and `'-49.99` would turn it into text. `-abc`, `-`, `-1.`, `-.5` are still guarded.
 ///   The guard is decided per cell from its bytes, not per column, so no column can forget it.
 /// - `nil` and `""` are both written as an empty cell. A row made of a single empty cell is
 ///   written as `""`, so a reader does not take it for a blank line.

@@ -1,10 +1,11 @@
 import SubReconModel
 
 /// A notification's body and decoded payload read in one pass with the Server API's scanner.
-/// Foundation's JSONDecoder was ~7 % of the receiver's CPU: it walked the ~14 KB of nested JWS
-/// text twice per notification (body, then payload). Types are read as strictly as JSONDecoder
-/// read them: a string where a string belongs, a whole number where a number does, an object or
-/// null where an object does; anything else refuses the whole payload.
+/// Foundation's JSONDecoder walked the nested JWS text twice per notification (body, then
+/// payload), a visible share of the receiver's CPU (docs/performance.md, "Notifications
+/// receiver"). Types are read as strictly as JSONDecoder read them: a string where a string
+/// belongs, a whole number where a number does, an object or null where an object does; anything
+/// else refuses the whole payload.
 extension NotificationPayload {
     private static let keys: [StaticString] = [
         "notificationType", "subtype", "notificationUUID", "version", "signedDate",

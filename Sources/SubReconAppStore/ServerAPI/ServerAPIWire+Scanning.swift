@@ -1,9 +1,10 @@
 import SubReconModel
 
 /// The Server API's bodies read in one pass with the scanner that reads verifyReceipt answers:
-/// Foundation's JSONDecoder was ~10 % of a worker's CPU in server-api mode (three decodes per
-/// subscription, each walking ~10 KB of JWS text). Only the fields subrecon uses are read; every
-/// other value is skipped but validated, and a malformed body is refused as a whole.
+/// Foundation's JSONDecoder walked each body's JWS text once per decode, three decodes per
+/// subscription, a large share of a worker's CPU in server-api mode (measured: docs/performance.md,
+/// "App Store Server API mode"). Only the fields subrecon uses are read; every other value is
+/// skipped but validated, and a malformed body is refused as a whole.
 package enum ServerAPIScanning {
     package struct Malformed: Error {}
 

@@ -1,6 +1,7 @@
 import SubReconModel
 
-/// The App Store Server API's JSON bodies, as decoded (reference §3, §4.1). Every field is
+/// The App Store Server API's JSON bodies, as decoded (Apple's 'StatusResponse', 'HistoryResponse',
+/// 'NotificationHistoryResponse' and 'Error codes' pages). Every field is
 /// optional and unknown keys are ignored: Apple keeps adding fields and enum values.
 package enum ServerAPIWire {
     /// Get All Subscription Statuses.

@@ -1,6 +1,6 @@
 import SubReconModel
 
-/// A verified `signedRenewalInfo` (JWSRenewalInfoDecodedPayload, reference §7), decoded. It has
+/// A verified `signedRenewalInfo` (Apple's 'JWSRenewalInfoDecodedPayload' page), decoded. It has
 /// no `bundleId`: it is bound to its transaction by original transaction id and environment.
 package struct SignedRenewalPayload: Decodable, Equatable {
     package var originalTransactionId: String?

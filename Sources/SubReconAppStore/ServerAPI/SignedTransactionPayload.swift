@@ -1,7 +1,7 @@
 import Logging
 import SubReconModel
 
-/// A verified `signedTransactionInfo` (JWSTransactionDecodedPayload, reference §6), decoded.
+/// A verified `signedTransactionInfo` (Apple's 'JWSTransactionDecodedPayload' page), decoded.
 package struct SignedTransactionPayload: Decodable, Equatable {
     package var transactionId: String?
     package var originalTransactionId: String?
@@ -32,7 +32,8 @@ package struct SignedTransactionPayload: Decodable, Equatable {
     /// The state still applies: a bad price must never cost a customer their subscription.
     package var moneyProblems: [String]?
 
-    /// Our model of the transaction (reference §9.1): the same fields verifyReceipt gives.
+    /// Our model of the transaction: the same fields verifyReceipt gives (Apple's
+    /// 'responseBody.Latest_receipt_info' page), read from the signed transaction.
     package var appleTransaction: AppleTransaction {
         let introductory = offerType == 1
         return AppleTransaction(

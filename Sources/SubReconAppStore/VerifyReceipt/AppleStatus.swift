@@ -1,7 +1,8 @@
 import SubReconModel
 
 /// Apple's verifyReceipt `status`, typed. Decoded from the raw integer and never fails:
-/// a code Apple has not documented becomes `.undocumented` (reference §2).
+/// a code Apple has not documented becomes `.undocumented` (Apple's 'status' page, App Store
+/// Receipts).
 public enum AppleStatus: Sendable, Hashable, CustomStringConvertible {
     case valid
     case requestNotReadable

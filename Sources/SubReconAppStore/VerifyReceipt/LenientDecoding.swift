@@ -3,7 +3,9 @@ import SubReconModel
 
 /// Apple sends almost every value as a string, but producers differ: numbers, booleans and
 /// empty strings all occur for the same key. These readings take a value whatever its JSON type
-/// and treat `""` and `null` as absent (reference §4.1, §9). They never fail for a type mismatch.
+/// and treat `""` and `null` as absent (Apple's 'responseBody.Latest_receipt_info' and
+/// 'responseBody.Pending_renewal_info' pages give each field's type; the real bodies in
+/// Tests/SubReconTests/Fixtures/apple-real show what is sent). They never fail for a type mismatch.
 extension ScannedValue {
     /// The value as text: a string as sent, a whole number in decimal digits (see `wholeNumber`),
     /// a boolean as `true`/`false`; nil for `""`, `null`, a missing key, an object or array, and a

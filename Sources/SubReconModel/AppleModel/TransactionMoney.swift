@@ -1,6 +1,7 @@
-/// What Apple's signed transaction says about the money of one billed period (reference §6):
-/// the customer's price in milliunits of its currency, the storefront, the offer and, after a
-/// refund, how much of it was revoked. Only signed data carries it; verifyReceipt gives none.
+/// What Apple's signed transaction says about the money of one billed period (Apple's
+/// 'JWSTransactionDecodedPayload' page): the customer's price in milliunits of its currency, the
+/// storefront, the offer and, after a refund, how much of it was revoked. Only signed data carries
+/// it; verifyReceipt gives none.
 /// Every field is Apple's value as it came (an unknown enum string is kept); a malformed number
 /// is nil, never a guess.
 public struct TransactionMoney: Sendable, Equatable {

@@ -1,5 +1,7 @@
 /// The pure heart of subrecon: Apple's `latest_receipt_info` + `pending_renewal_info` + now →
-/// one state per subscription, following §6.4 of the verifyReceipt reference.
+/// one state per subscription (the statuses: docs/reports.md, `subscriptions`; the steps:
+/// docs/run.md), from Apple's 'responseBody.Latest_receipt_info' and
+/// 'responseBody.Pending_renewal_info' pages.
 public enum SubscriptionStateDerivation {
     /// The result for one receipt.
     public struct Result: Sendable, Equatable {

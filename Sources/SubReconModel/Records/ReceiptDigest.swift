@@ -1,6 +1,7 @@
 /// Apple's `latest_receipt` and its SHA-256 (the key of `receipt_versions`), computed beside the
-/// answer's decoding, concurrently, so the one SQLite writer only stores it (hashing ~4.4 KB was
-/// ~10 % of the writer's time per receipt).
+/// answer's decoding, concurrently, so the one SQLite writer only stores it: hashed on the writer,
+/// every write would wait behind it (docs/performance.md, "Earlier figures behind the code's
+/// choices").
 public struct ReceiptDigest: Sendable, Equatable {
     public var data: String
     public var sha256Hex: String

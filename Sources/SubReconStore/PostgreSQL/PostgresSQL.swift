@@ -51,7 +51,8 @@ package struct JSONRecords {
     /// `"column":` for each column, as bytes.
     private let keys: [[UInt8]]
     /// The array so far, without its closing bracket: built as UTF-8 bytes (a hot path of every
-    /// batch: appending to a String scalar by scalar cost ~3 % of the notification receiver).
+    /// batch: appending to a String scalar by scalar showed in the receiver's profile;
+    /// docs/performance.md, "Notifications receiver").
     private var bytes: [UInt8] = [UInt8(ascii: "[")]
     package private(set) var count = 0
 

@@ -77,7 +77,8 @@ package enum PostgresSchema {
 
     /// Several workers: receipts are claimed (`claimed_by` = `HOST:PID`, `claimed_until` in ms);
     /// the due-and-unclaimed query walks a partial index, and the claims a worker renews or a
-    /// rescuer releases walk another (see docs/postgresql-claims.md). The stored digest of the
+    /// rescuer releases walk another (see docs/postgresql.md, "How the workers split the nightly
+    /// run"). The stored digest of the
     /// receipt data spares recomputing it.
     package static let v5 = """
         ALTER TABLE receipts ADD COLUMN receipt_sha256 TEXT CHECK (length(receipt_sha256) = 64);
@@ -95,9 +96,9 @@ package enum PostgresSchema {
 
     /// v8 (both stores): the duplicate index goes. PostgreSQL only: the two base64 columns are
     /// stored uncompressed. pglz tried to compress every signed payload and receipt and gave up
-    /// (base64 never saves its required 25 %): a bulk insert of 11,600 real ~14 KB notification
-    /// payloads took 275-340 µs of the server's CPU a row more than with `STORAGE EXTERNAL`, at the
-    /// same size on disk (the receiver's benchmark, bound elsewhere, did not move).
+    /// (base64 never saves its required 25 %), which cost the server CPU on every insert for no
+    /// saving on disk (the receiver's benchmark, bound elsewhere, did not move; measured:
+    /// docs/performance.md, "Notifications receiver", schema v8).
     /// Rows already stored keep their form; new ones are still moved out of line (TOAST).
     package static let v8 = SchemaSQL.v8DropDuplicateIndex + """
         ;

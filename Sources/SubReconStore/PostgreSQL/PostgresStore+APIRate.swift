@@ -2,7 +2,7 @@ import PostgresNIO
 import SubReconModel
 
 /// The App Store Server API rate budget every worker on this database shares (see
-/// docs/postgresql-claims.md, "One API rate budget for all workers"): one `api_rate` row per
+/// docs/postgresql.md, "One API rate budget for all workers"): one `api_rate` row per
 /// budget whose `next_slot_us` is a GCRA schedule, the database's time of the next free request
 /// slot. A worker reserves a few consecutive slots at a time in one statement, so the slots of all
 /// workers never overlap however many there are; one that dies just stops reserving.

@@ -1,7 +1,8 @@
 import PostgresNIO
 import SubReconModel
 
-/// Several workers split the due receipts by claiming them (see docs/postgresql-claims.md):
+/// Several workers split the due receipts by claiming them (see docs/postgresql.md, "How the
+/// workers split the nightly run"):
 /// a short transaction picks due, unclaimed receipts with `FOR UPDATE SKIP LOCKED` and stamps
 /// them `claimed_by`/`claimed_until`; the worker's heartbeat renews its claims, each receipt's
 /// write clears its claim, and a claim that ran out (its worker died) is released by whoever

@@ -147,12 +147,13 @@ package struct PostgresSnapshot: SnapshotQuerying {
 
 extension PostgresSnapshot {
     /// The ledger one subscription a row, each column an array in the walk's order
-    /// (`SchemaSQL.ledgerWalk`'s rows, aggregated): a million rows through postgres-nio's per-row
-    /// machinery took ~4 µs each on the client; a hundred thousand rows of arrays, read straight
-    /// from their binary form, take half of that. The rows are aggregated as the index-only scan
-    /// of `renewals_ledger` returns them, already in order (an ORDER BY inside each array_agg sorted
-    /// thirteen times per subscription: 4 s of the server's CPU). Unknown purchase dates come last
-    /// here (PostgreSQL's order); `LedgerWalk` puts them first, as SQLite returns them.
+    /// (`SchemaSQL.ledgerWalk`'s rows, aggregated): postgres-nio's per-row machinery costs the
+    /// client far more for a row per period than for a row of arrays per subscription, read
+    /// straight from their binary form. The rows are aggregated as the index-only scan of
+    /// `renewals_ledger` returns them, already in order (an ORDER BY inside each array_agg sorted
+    /// thirteen times per subscription). Measured: docs/performance.md, "Money reports over a large
+    /// ledger". Unknown purchase dates come last here (PostgreSQL's order); `LedgerWalk` puts them
+    /// first, as SQLite returns them.
     package static let ledgerBySubscription = ledgerBySubscription(ledgerColumns)
     /// With the storefront and revocation type (`report apple-parity`).
     package static let ledgerBySubscriptionWithParityColumns = ledgerBySubscription(
@@ -175,7 +176,8 @@ extension PostgresSnapshot {
     }
 
     /// Subscriptions a FETCH reads: the server streams faster than the reports sum, and
-    /// without a cursor the rows waiting in the client grew to 300 MB.
+    /// without a cursor the rows pile up in the client's memory (docs/performance.md, "Money
+    /// reports over a large ledger").
     package static let ledgerFetchSize = 1_000
 
     /// Which of the 13 columns are BIGINT (the others TEXT), in `ledgerBySubscription`'s order; the

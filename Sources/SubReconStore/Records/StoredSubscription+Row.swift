@@ -4,7 +4,8 @@ import SubReconModel
 /// How both stores read a `subscriptions` row (GRDB decodes the rest through Codable).
 extension StoredSubscription: FetchableRecord {
     /// The columns `init(selectedRow:)` reads, in its order. The reconciliation's hot path selects
-    /// exactly these and reads them by position: GRDB's Codable row decoding cost ~10 % of a write.
+    /// exactly these and reads them by position: GRDB's Codable row decoding was a visible share of
+    /// each write (docs/performance.md, "Earlier figures behind the code's choices").
     package static let selectedColumns = """
         user_id, original_transaction_id, receipt_id, product_id, status, expires_date_ms, auto_renew_status,
         auto_renew_product_id, expiration_intent, grace_period_expires_date_ms, is_in_billing_retry,

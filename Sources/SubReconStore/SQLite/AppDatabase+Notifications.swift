@@ -12,7 +12,8 @@ extension AppDatabase {
     }
 
     // Statements come from the connection's cache: compiling them on every notification (SQLite's
-    // parser plus GRDB's authorizer callbacks) was ~5 % of the receiver's CPU.
+    // parser plus GRDB's authorizer callbacks) showed in the receiver's profile (docs/performance.md,
+    // "Notifications receiver").
     private static func store(
         _ notification: StoredNotification, plan: NotificationPlan, countsAsDelivery: Bool, db: Database
     ) throws -> NotificationStoreResult {

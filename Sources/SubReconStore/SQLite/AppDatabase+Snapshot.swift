@@ -32,8 +32,8 @@ package struct SQLiteSnapshot: SnapshotQuerying {
     package func forEachRow(_ sql: String, _ arguments: [SQLArgument], _ body: (any QueryRow) throws -> Void) async throws {
         // A synchronous read: reports and copies are one command's only work. `body` runs on this
         // thread before `read` returns, so handing it over unchecked is safe. Rows are read through
-        // SQLite's C API (`DirectStatement`): GRDB's Row decoding was a third of a money report's
-        // CPU over a million ledger rows.
+        // SQLite's C API (`DirectStatement`): GRDB's Row decoding was a large share of a money
+        // report's CPU over a large ledger (docs/performance.md, "Money reports over a large ledger").
         try withoutActuallyEscaping(body) { body in
             let handler = UncheckedRowHandler(body: body)
             try reader.read { db in

@@ -5,9 +5,10 @@ import SubReconModel
 
 /// A GRDB-prepared statement driven through SQLite's C API (GRDB's documented raw-pointer escape
 /// hatch), for the reconciliation's per-receipt statements only. GRDB's `execute(arguments:)` and
-/// `Row` cost ~40 % of a receipt's write: an array of boxed `DatabaseValue`s per call, binding
-/// through nested closures, a lowercased column-name dictionary per fetched row. GRDB still owns
-/// the statement's life (its statement cache) and the transaction around it.
+/// `Row` cost much of a receipt's write: an array of boxed `DatabaseValue`s per call, binding
+/// through nested closures, a lowercased column-name dictionary per fetched row (measured:
+/// docs/performance.md, "Earlier figures behind the code's choices"). GRDB still owns the
+/// statement's life (its statement cache) and the transaction around it.
 ///
 /// Use: `run(values…)` for a write, or `bind(values…)` then `step()` and column reads for a query.
 package struct DirectStatement {

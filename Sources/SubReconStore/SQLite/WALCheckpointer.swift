@@ -5,11 +5,11 @@ import SubReconModel
 /// connection of its own copies what was committed into the database file and syncs it while the
 /// writer goes on committing. With SQLite's automatic checkpoints the commit that crosses the
 /// threshold does that work itself, and every request waiting behind the writer waits with it
-/// (the notification receiver's p99: `fdatasync` of the database file took 20–70 ms on a
-/// loaded host). Used where latency matters (`notifications serve`); the writer keeps its
-/// 4,000-page automatic checkpoint, which then finds little left to copy and restarts the WAL.
-/// Runs keep checkpointing in the writer: moving it off made no difference to a run's throughput
-/// (server-api steady state, alternated: 2,388–3,041/s against 2,623–2,975/s).
+/// (the notification receiver's p99 followed the writer's `fdatasync` of the database file). Used
+/// where latency matters (`notifications serve`); the writer keeps its 4,000-page automatic
+/// checkpoint, which then finds little left to copy and restarts the WAL. Runs keep checkpointing
+/// in the writer: moving it off made no difference to a run's throughput beyond the host's spread.
+/// Measured: docs/performance.md, "Notifications receiver".
 package final class WALCheckpointer: Sendable {
     private let task: Task<Void, Never>
 

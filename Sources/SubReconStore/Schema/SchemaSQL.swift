@@ -158,7 +158,8 @@ package enum SchemaSQL {
 
     /// The App Store Server API's rate budget that several workers share (PostgreSQL): one row per
     /// budget, `next_slot_us` the schedule's next free request slot in microseconds since 1970 on
-    /// the database's clock (docs/postgresql-claims.md). SQLite, one process at a time, paces
+    /// the database's clock (docs/postgresql.md, "One API rate budget for all workers"). SQLite,
+    /// one process at a time, paces
     /// locally and leaves it empty; it has the table so both stores have the same tables.
     package static let v6APIRate = """
         CREATE TABLE api_rate (
@@ -208,8 +209,8 @@ package enum SchemaSQL {
     /// amounts stay unknown until a Server API check or a notification fills them in
     /// (`run --refill-ledger`). The money reports walk each subscription's periods in order through
     /// `renewals_ledger`, which covers every column they read: without it each row was a lookup in
-    /// the table (a million of them took 40 % longer than the whole walk does now). It also serves
-    /// every lookup by original transaction id, as `renewals_otid` did.
+    /// the table, slower than the whole walk is now (docs/performance.md, "Money reports over a
+    /// large ledger"). It also serves every lookup by original transaction id, as `renewals_otid` did.
     package static let v9Ledger = """
         ALTER TABLE renewals ADD COLUMN price_milliunits INTEGER;
         ALTER TABLE renewals ADD COLUMN currency TEXT;

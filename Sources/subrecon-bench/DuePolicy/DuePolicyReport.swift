@@ -96,7 +96,8 @@ enum DuePolicyReport {
     }
 
     /// One row per kind of change: how many the lagging database caught, its lags, what is still
-    /// open; `judged` adds the README's documented delay and ok/LATE. True when none is late.
+    /// open; `judged` adds the documented delay (docs/due-policy.md) and ok/LATE. True when none
+    /// is late.
     private static func printLags(_ lags: [LagTracker.Kind: LagTracker.Stats], judged: Bool) -> Bool {
         Swift.print(
             "    " + "kind".padding(toLength: 38, withPad: " ", startingAt: 0)

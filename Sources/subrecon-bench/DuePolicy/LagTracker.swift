@@ -11,7 +11,7 @@ struct LagTracker {
         case planChange = "plan change (upgrade)"
         case other = "other"
 
-        /// The README's documented delay, in nights, or nil when it documents none.
+        /// The documented delay (docs/due-policy.md's table), in nights, or nil when it documents none.
         var documentedNights: Int? {
             switch self {
             // "1 hour after the current period ends": the first nightly run an hour past the end.

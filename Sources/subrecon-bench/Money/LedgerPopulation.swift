@@ -87,7 +87,8 @@ struct LedgerPopulation {
         let trial = plan != 8 && rng.next() % 100 < 30
         // Most subscriptions run through the whole window (a year: 12-13 monthly periods); a fifth
         // churn at a random period. Weekly plans run 4-52 weeks, yearly ones once or twice: about
-        // twelve periods a subscription on average, as the 1.2 M rows for 100,000.
+        // twelve periods a subscription on average, as docs/performance.md sizes the ledger
+        // ("Money reports over a large ledger": 100,000 subscriptions ≈ 1.2 M periods).
         let full = plan == 9 ? 52 : (plan == 8 ? 2 : months + 1)
         let churns = rng.next() % 100 < 20
         let lasts = plan == 9

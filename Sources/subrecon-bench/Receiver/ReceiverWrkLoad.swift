@@ -1,9 +1,9 @@
 import Foundation
 
-/// The same closed loop driven by wrk (the load tool the notifications issue names) instead of
-/// this process's libcurl lanes: a load generator that is not ours, to check the bench's own
-/// latency figures against (they agree; wrk, its Lua script formatting each ~14 KB request, used
-/// more CPU than the libcurl lanes: 14.0 s against 7.7 s for 60 s). `scripts/wrk-receiver.lua`
+/// The same closed loop driven by wrk (a common HTTP load tool) instead of this process's libcurl
+/// lanes: a load generator that is not ours, to check the bench's own latency figures against
+/// (they agree; wrk, its Lua script formatting each request, uses more CPU than the libcurl lanes:
+/// docs/performance.md, "Notifications receiver"). `scripts/wrk-receiver.lua`
 /// posts the bodies in turn from the first (`in-order`), on one wrk thread, so each is sent once
 /// while there are more bodies than requests, oldest signedDate first as the lanes send them.
 enum ReceiverWrkLoad {

@@ -1,5 +1,5 @@
-/// One target of the issue and whether a measurement met it. Printed as PASS/MISS; never an
-/// exit code (figures are information, not a test).
+/// One target (the target columns of docs/performance.md) and whether a measurement met it.
+/// Printed as PASS/MISS; never an exit code (figures are information, not a test).
 struct TargetCheck: Sendable {
     var name: String
     var measured: String

@@ -34,7 +34,8 @@ func x5cJSON(_ certificates: [[UInt8]]) -> String {
     "[" + certificates.map { "\"\(Base64.encode($0))\"" }.joined(separator: ",") + "]"
 }
 
-/// Every shared test chain; building certificates costs ~1 ms each, so tests reuse these.
+/// Every shared test chain; building certificates (key generation and signing) is slow next to a
+/// test's own checks, so tests reuse these.
 enum TestChains {
     static let standard = try! TestChain()
 }
