@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import SubReconHTTP
 import Synchronization
@@ -61,7 +62,7 @@ struct ReceiverLoad {
                             outcome = "error: \(error)"
                         }
                         let elapsed = ContinuousClock.now - sent
-                        latencies.append(Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
+                        latencies.append(Int(elapsed.nanoseconds / 1_000))
                         outcomes[outcome, default: 0] += 1
                     }
                     return (latencies, outcomes, ranOut)

@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 
 #if canImport(Glibc)
@@ -67,7 +68,7 @@ struct ChildProcess: Sendable {
         var status: Int32 = 0
         var usage = rusage()
         var peak = 0
-        let micros = useconds_t(max(1, interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000))
+        let micros = useconds_t(max(1, interval.nanoseconds / 1_000))
         while true {
             // Sampled before the non-blocking reap: once reaped, /proc no longer has it.
             peak = max(peak, peakRSSKilobytesSoFar() ?? 0)
