@@ -119,56 +119,11 @@ public struct NotificationProcessor: NotificationIntake {
 
     // MARK: - Verification
 
-    struct VerifiedNotification {
-        var payload: NotificationPayload
-        var environment: ReceiptEnvironment?
-        var transaction: SignedTransactionPayload?
-        var renewal: SignedRenewalPayload?
-    }
-
     func verify(_ signedPayload: String) async throws(SignedItemVerifier.Problem) -> VerifiedNotification {
-        let items = SignedItemVerifier(verifier: settings.verifier, bundleID: settings.bundleID)
-        let verified: VerifiedSignedData
-        do {
-            verified = try await settings.verifier.verify(signedPayload)
-        } catch {
-            throw .init(refusal: .signature, message: "the notification failed verification: \(error.description)")
-        }
-        guard let payload = try? NotificationPayload.scan(verified.payload),
-            !payload.notificationUUID.isEmpty, payload.notificationUUID.utf8.count <= 128
-        else {
-            throw .init(refusal: .malformed, message: "the notification is signed but its payload is not the expected JSON")
-        }
-        guard let envelope = payload.envelope, envelope.bundleId == settings.bundleID else {
-            throw .init(
-                refusal: .bundle,
-                message: "the notification is for bundle \"\(payload.envelope?.bundleId?.prefix(80) ?? "")\", not \(settings.bundleID)")
-        }
-        var result = VerifiedNotification(payload: payload)
-        if let text = envelope.environment {
-            guard let environment = ReceiptEnvironment(rawValue: text) else {
-                throw .init(
-                    refusal: .environment,
-                    message: "the notification is for environment \"\(text.prefix(40))\" (only Production and Sandbox are accepted)")
-            }
-            result.environment = environment
-        }
-        if result.environment == .production, let expected = settings.appAppleID, let named = envelope.appAppleId,
-            named != expected
-        {
-            throw .init(refusal: .bundle, message: "the notification is for app \(named), not \(expected)")
-        }
-        guard let data = payload.data, let signedTransaction = data.signedTransactionInfo else { return result }
-        guard let environment = result.environment else {
-            throw .init(refusal: .environment, message: "the notification's data names no environment")
-        }
-        let transaction = try await items.transaction(signedTransaction, environment: environment)
-        transaction.logMoneyProblems(logger)
-        result.transaction = transaction
-        if let signedRenewal = data.signedRenewalInfo {
-            result.renewal = try await items.renewal(signedRenewal, of: transaction, environment: environment)
-        }
-        return result
+        let items = SignedItemVerifier(verifier: settings.verifier, bundleID: settings.bundleID, appAppleID: settings.appAppleID)
+        let verified = try await items.notification(signedPayload)
+        verified.transaction?.logMoneyProblems(logger)
+        return verified
     }
 
     /// What the store should do with a verified notification.

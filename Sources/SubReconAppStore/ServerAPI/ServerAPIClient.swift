@@ -110,7 +110,7 @@ public struct ServerAPIClient: ReceiptVerifier {
         } catch {
             return failed("the App Store Server API's answer (\(body.count) bytes) was not the expected JSON", environment, retryable: true)
         }
-        if let problem = checkEnvelope(bundleID: response.bundleId, environment: response.environment,
+        if let problem = items.answerProblem(bundleID: response.bundleId, environment: response.environment,
                                        appAppleID: response.appAppleId, askedAt: environment) {
             return failed(problem, environment)
         }
@@ -195,7 +195,7 @@ public struct ServerAPIClient: ReceiptVerifier {
             } catch {
                 return .failure(HistoryFailure(failed("a transaction history page was not the expected JSON", environment, retryable: true)))
             }
-            if let problem = checkEnvelope(bundleID: page.bundleId, environment: page.environment,
+            if let problem = items.answerProblem(bundleID: page.bundleId, environment: page.environment,
                                            appAppleID: page.appAppleId, askedAt: environment) {
                 return .failure(HistoryFailure(failed(problem, environment)))
             }
@@ -221,7 +221,9 @@ public struct ServerAPIClient: ReceiptVerifier {
 
     private typealias TrustProblem = SignedItemVerifier.Problem
 
-    private var items: SignedItemVerifier { SignedItemVerifier(verifier: verifier, bundleID: bundleID) }
+    private var items: SignedItemVerifier {
+        SignedItemVerifier(verifier: verifier, bundleID: bundleID, appAppleID: appAppleID)
+    }
 
     private func verifiedTransaction(_ jws: String, askedAt environment: ReceiptEnvironment) async throws(TrustProblem)
         -> SignedTransactionPayload
@@ -235,23 +237,6 @@ public struct ServerAPIClient: ReceiptVerifier {
         _ jws: String, of transaction: SignedTransactionPayload, askedAt environment: ReceiptEnvironment
     ) async throws(TrustProblem) -> SignedRenewalPayload {
         try await items.renewal(jws, of: transaction, environment: environment)
-    }
-
-    /// The answer's own bundle id, environment and (production, when configured) app id.
-    private func checkEnvelope(
-        bundleID answered: String?, environment value: String?, appAppleID answeredAppID: Int64?,
-        askedAt environment: ReceiptEnvironment
-    ) -> String? {
-        if let answered, answered != bundleID {
-            return "the App Store Server API answered for bundle \"\(answered.prefix(80))\", not \(bundleID); nothing was changed"
-        }
-        if let value, value != environment.rawValue {
-            return "the App Store Server API's \(environment.rawValue) endpoint answered for environment \"\(value.prefix(40))\"; nothing was changed"
-        }
-        if environment == .production, let appAppleID, let answeredAppID, answeredAppID != appAppleID {
-            return "the App Store Server API answered for app \(answeredAppID), not \(appAppleID); nothing was changed"
-        }
-        return nil
     }
 
     // MARK: - HTTP

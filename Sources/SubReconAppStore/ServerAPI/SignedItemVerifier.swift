@@ -7,6 +7,8 @@ import SubReconModel
 package struct SignedItemVerifier: Sendable {
     package let verifier: SignedDataVerifier
     package let bundleID: String
+    /// The app's Apple ID; checked against production answers and notifications when configured.
+    package let appAppleID: Int64?
 
     /// Which check failed (a notification's refusal reason) and an operator-facing message.
     package struct Problem: Error {
@@ -68,8 +70,76 @@ package struct SignedItemVerifier: Sendable {
         }
     }
 
-    package init(verifier: SignedDataVerifier, bundleID: String) {
+    package init(verifier: SignedDataVerifier, bundleID: String, appAppleID: Int64? = nil) {
         self.verifier = verifier
         self.bundleID = bundleID
+        self.appAppleID = appAppleID
+    }
+
+    /// A Server API answer's own bundle id, environment and (production, when configured) app id;
+    /// a sentence saying what is wrong, or nil when the answer is ours.
+    package func answerProblem(
+        bundleID answered: String?, environment value: String?, appAppleID answeredAppID: Int64?,
+        askedAt environment: ReceiptEnvironment
+    ) -> String? {
+        if let answered, answered != bundleID {
+            return "the App Store Server API answered for bundle \"\(answered.prefix(80))\", not \(bundleID); nothing was changed"
+        }
+        if let value, value != environment.rawValue {
+            return "the App Store Server API's \(environment.rawValue) endpoint answered for environment \"\(value.prefix(40))\"; nothing was changed"
+        }
+        if environment == .production, let otherApp = otherApp(answeredAppID) {
+            return "the App Store Server API answered for app \(otherApp), not \(appAppleID ?? 0); nothing was changed"
+        }
+        return nil
+    }
+
+    /// A notification body's signed payload, verified whole: JWS → chain → root, our bundle id,
+    /// Production or Sandbox, our app id in production, then its signed transaction and renewal.
+    package func notification(_ signedPayload: String) async throws(Problem) -> VerifiedNotification {
+        let verified: VerifiedSignedData
+        do {
+            verified = try await verifier.verify(signedPayload)
+        } catch {
+            throw .init(refusal: .signature, message: "the notification failed verification: \(error.description)")
+        }
+        guard let payload = try? NotificationPayload.scan(verified.payload),
+            !payload.notificationUUID.isEmpty, payload.notificationUUID.utf8.count <= 128
+        else {
+            throw .init(refusal: .malformed, message: "the notification is signed but its payload is not the expected JSON")
+        }
+        guard let envelope = payload.envelope, envelope.bundleId == bundleID else {
+            throw .init(
+                refusal: .bundle,
+                message: "the notification is for bundle \"\(payload.envelope?.bundleId?.prefix(80) ?? "")\", not \(bundleID)")
+        }
+        var result = VerifiedNotification(payload: payload)
+        if let text = envelope.environment {
+            guard let environment = ReceiptEnvironment(rawValue: text) else {
+                throw .init(
+                    refusal: .environment,
+                    message: "the notification is for environment \"\(text.prefix(40))\" (only Production and Sandbox are accepted)")
+            }
+            result.environment = environment
+        }
+        if result.environment == .production, let otherApp = otherApp(envelope.appAppleId) {
+            throw .init(refusal: .bundle, message: "the notification is for app \(otherApp), not \(appAppleID ?? 0)")
+        }
+        guard let data = payload.data, let signedTransaction = data.signedTransactionInfo else { return result }
+        guard let environment = result.environment else {
+            throw .init(refusal: .environment, message: "the notification's data names no environment")
+        }
+        let transaction = try await self.transaction(signedTransaction, environment: environment)
+        result.transaction = transaction
+        if let signedRenewal = data.signedRenewalInfo {
+            result.renewal = try await renewal(signedRenewal, of: transaction, environment: environment)
+        }
+        return result
+    }
+
+    /// The app id Apple named when it is not ours (only when ours is configured).
+    private func otherApp(_ named: Int64?) -> Int64? {
+        guard let appAppleID, let named, named != appAppleID else { return nil }
+        return named
     }
 }
