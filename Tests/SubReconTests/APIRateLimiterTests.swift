@@ -26,30 +26,32 @@ struct APIRateLimiterTests {
         #expect(figures.rateLimited == 0)
     }
 
-    @Test func theReservedSlotsFollowTheRate() {
+    @Test func theReservedSlotsFollowTheRate() async throws {
         // 50/s = 20 ms apart: the fifth request of a burst is 80 ms after the first.
         let clock = FakeClock()
         let limiter = APIRateLimiter(requestsPerSecond: 50, clockNs: clock.now)
         var slots: [Int64] = []
-        for _ in 0..<5 { slots.append(limiter.reserveForTesting()) }
+        for _ in 0..<5 { slots.append(try await limiter.nextSlot()) }
         #expect(slots == [0, 20_000_000, 40_000_000, 60_000_000, 80_000_000])
         #expect(limiter.figures.achievedRate.map { ($0 * 10).rounded() / 10 } == 50)
     }
 
-    @Test func a429PushesEveryLaterSlotPastRetryAfter() async {
+    @Test func a429PushesEveryLaterSlotPastRetryAfter() async throws {
         let clock = FakeClock()
         let limiter = APIRateLimiter(requestsPerSecond: 100, clockNs: clock.now)
-        _ = limiter.reserveForTesting()
+        _ = try await limiter.nextSlot()
         await limiter.rateLimited(retryAfterNs: 2_000_000_000)
-        #expect(limiter.reserveForTesting() == 2_000_000_000)
-        #expect(limiter.reserveForTesting() == 2_010_000_000)
+        #expect(try await limiter.nextSlot() == 2_000_000_000)
+        #expect(try await limiter.nextSlot() == 2_010_000_000)
         #expect(limiter.figures.rateLimited == 1)
     }
 
-    @Test func zeroMeansNoLimit() {
+    @Test func zeroMeansNoLimit() async throws {
         let clock = FakeClock()
         let limiter = APIRateLimiter(requestsPerSecond: 0, clockNs: clock.now)
-        #expect((0..<3).map { _ in limiter.reserveForTesting() } == [0, 0, 0])
+        var slots: [Int64] = []
+        for _ in 0..<3 { slots.append(try await limiter.nextSlot()) }
+        #expect(slots == [0, 0, 0])
     }
 
     @Test(arguments: [

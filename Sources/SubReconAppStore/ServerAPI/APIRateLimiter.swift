@@ -173,9 +173,6 @@ public final class APIRateLimiter: Sendable {
         }
     }
 
-    /// The next free slot when pacing alone (on the limiter's clock), counted as a request.
-    package func reserveForTesting() -> Int64 { reserve(now: clockNs()) }
-
     private func reserve(now: Int64) -> Int64 {
         state.withLock { state in Self.take(&state, now: now, intervalNs: intervalNs) }
     }
