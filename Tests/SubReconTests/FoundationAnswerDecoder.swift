@@ -5,7 +5,7 @@ import Foundation
 @testable import SubReconAppStore
 @testable import SubReconStore
 
-/// The decoder subrecon used before `AppStoreAnswerScanner`: Foundation's JSONDecoder with tolerant
+/// The decoder subrecon used before `OnePassJSONScanner`: Foundation's JSONDecoder with tolerant
 /// helpers. Kept, unchanged in what it does, only as the reference the single-pass decoder is
 /// compared with (`DecoderEquivalence`); it lives here so that the worker doesn't carry it.
 enum FoundationAnswerDecoder {

@@ -17,32 +17,32 @@ extension NotificationPayload {
     private static let envelopeKeys: [StaticString] = ["appAppleId", "bundleId", "environment"]
 
     package static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
-        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+        try ServerAPIScanning.scan(bytes) { scanner throws(OnePassJSONScanner.Malformed) in
             var values = [ScannedValue](repeating: .absent, count: 5)
             var data: Contents?
             var envelopes: [Envelope?] = [nil, nil, nil]
             var seen = 0  // a bit per key
-            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(OnePassJSONScanner.Malformed) in
                 // The verifier has refused payloads with a repeated member already; first one wins here.
                 guard seen & (1 << key) == 0 else { _ = try scanner.readValue(); return }
                 seen |= 1 << key
                 switch key {
                 case 0..<5: try scanner.readFirst(into: &values[key])
                 case 5:
-                    data = try readObjectOrNull(&scanner, keys: contentKeys) { v throws(AppStoreAnswerScanner.Malformed) in
+                    data = try readObjectOrNull(&scanner, keys: contentKeys) { v throws(OnePassJSONScanner.Malformed) in
                         Contents(
                             appAppleId: try v[0].number(), bundleId: try v[1].string(), environment: try v[2].string(),
                             signedTransactionInfo: try v[3].string(), signedRenewalInfo: try v[4].string(),
                             status: try v[5].int())
                     }
                 default:
-                    envelopes[key - 6] = try readObjectOrNull(&scanner, keys: envelopeKeys) { v throws(AppStoreAnswerScanner.Malformed) in
+                    envelopes[key - 6] = try readObjectOrNull(&scanner, keys: envelopeKeys) { v throws(OnePassJSONScanner.Malformed) in
                         Envelope(appAppleId: try v[0].number(), bundleId: try v[1].string(), environment: try v[2].string())
                     }
                 }
             }
             guard let type = try values[0].string(), let uuid = try values[2].string(), let signedDate = try values[4].number()
-            else { throw AppStoreAnswerScanner.Malformed() }
+            else { throw OnePassJSONScanner.Malformed() }
             return Self(
                 notificationType: type, subtype: try values[1].string(), notificationUUID: uuid,
                 version: try values[3].string(), signedDate: signedDate, data: data,
@@ -53,21 +53,21 @@ extension NotificationPayload {
     /// An object member's value: nil for null, the scalars named by `keys` handed to `build` for an
     /// object, malformed for anything else.
     private static func readObjectOrNull<T>(
-        _ scanner: inout AppStoreAnswerScanner, keys: [StaticString],
-        _ build: ([ScannedValue]) throws(AppStoreAnswerScanner.Malformed) -> T
-    ) throws(AppStoreAnswerScanner.Malformed) -> T? {
+        _ scanner: inout OnePassJSONScanner, keys: [StaticString],
+        _ build: ([ScannedValue]) throws(OnePassJSONScanner.Malformed) -> T
+    ) throws(OnePassJSONScanner.Malformed) -> T? {
         switch try scanner.peek() {
         case UInt8(ascii: "{"):
             var values = [ScannedValue](repeating: .absent, count: keys.count)
-            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(OnePassJSONScanner.Malformed) in
                 try scanner.readFirst(into: &values[key])
             }
             return try build(values)
         case UInt8(ascii: "n"):
-            guard try scanner.readValue().kind == .null else { throw AppStoreAnswerScanner.Malformed() }
+            guard try scanner.readValue().kind == .null else { throw OnePassJSONScanner.Malformed() }
             return nil
         default:
-            throw AppStoreAnswerScanner.Malformed()
+            throw OnePassJSONScanner.Malformed()
         }
     }
 }
@@ -75,12 +75,12 @@ extension NotificationPayload {
 extension NotificationBody {
     /// The body Apple POSTs: an object whose `signedPayload` is a string; other members are ignored.
     package static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
-        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+        try ServerAPIScanning.scan(bytes) { scanner throws(OnePassJSONScanner.Malformed) in
             var payload = ScannedValue.absent
-            try scanner.readObject(keys: { $0.isKey("signedPayload") ? 0 : nil }) { _, scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readObject(keys: { $0.isKey("signedPayload") ? 0 : nil }) { _, scanner throws(OnePassJSONScanner.Malformed) in
                 try scanner.readFirst(into: &payload)
             }
-            guard let text = try payload.string() else { throw AppStoreAnswerScanner.Malformed() }
+            guard let text = try payload.string() else { throw OnePassJSONScanner.Malformed() }
             return Self(signedPayload: text)
         }
     }
@@ -89,17 +89,17 @@ extension NotificationBody {
 extension ScannedValue {
     /// A string field read strictly: absent or null is nil, a string is its text (empty included),
     /// anything else makes the payload malformed.
-    fileprivate func string() throws(AppStoreAnswerScanner.Malformed) -> String? {
+    fileprivate func string() throws(OnePassJSONScanner.Malformed) -> String? {
         switch kind {
         case .absent, .null: return nil
         case .string: return String(decoding: bytes, as: UTF8.self)
         case .escapedString: return unescapedText()
-        default: throw AppStoreAnswerScanner.Malformed()
+        default: throw OnePassJSONScanner.Malformed()
         }
     }
 
     /// An `Int` field read strictly, as `number()` reads an `Int64` one.
-    fileprivate func int() throws(AppStoreAnswerScanner.Malformed) -> Int? {
+    fileprivate func int() throws(OnePassJSONScanner.Malformed) -> Int? {
         try number().map { Int($0) }
     }
 }

@@ -8,11 +8,11 @@ import SubReconModel
 package enum ServerAPIScanning {
     package struct Malformed: Error {}
 
-    package static func scan<T>(_ bytes: [UInt8], _ read: (inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> T)
+    package static func scan<T>(_ bytes: [UInt8], _ read: (inout OnePassJSONScanner) throws(OnePassJSONScanner.Malformed) -> T)
         throws(Malformed) -> T
     {
         let result = bytes.withUnsafeBytes { raw -> T? in
-            var scanner = AppStoreAnswerScanner(raw)
+            var scanner = OnePassJSONScanner(raw)
             scanner.skipByteOrderMark()
             do {
                 guard try scanner.peek() == UInt8(ascii: "{") else { return nil }
@@ -31,11 +31,11 @@ package enum ServerAPIScanning {
     /// to `build` while the bytes they point into are alive.
     package static func scanFlatObject<T>(
         _ bytes: [UInt8], keys: [StaticString],
-        _ build: ([ScannedValue]) throws(AppStoreAnswerScanner.Malformed) -> T
+        _ build: ([ScannedValue]) throws(OnePassJSONScanner.Malformed) -> T
     ) throws(Malformed) -> T {
-        try scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+        try scan(bytes) { scanner throws(OnePassJSONScanner.Malformed) in
             var values = [ScannedValue](repeating: .absent, count: keys.count)
-            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(OnePassJSONScanner.Malformed) in
                 try scanner.readFirst(into: &values[key])
             }
             return try build(values)
@@ -47,11 +47,11 @@ extension ScannedValue {
     /// A number field read strictly (dates, codes): absent or null is nil, a whole number is its
     /// value, anything else makes the body malformed (JSONDecoder refused it the same way), so a
     /// garbled expiry can never pass for "no expiry".
-    package func number() throws(AppStoreAnswerScanner.Malformed) -> Int64? {
+    package func number() throws(OnePassJSONScanner.Malformed) -> Int64? {
         switch kind {
         case .absent, .null: return nil
         default:
-            guard let value = wholeNumber else { throw AppStoreAnswerScanner.Malformed() }
+            guard let value = wholeNumber else { throw OnePassJSONScanner.Malformed() }
             return value
         }
     }
@@ -72,10 +72,10 @@ extension ServerAPIWire.StatusResponse {
     ]
 
     package static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
-        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+        try ServerAPIScanning.scan(bytes) { scanner throws(OnePassJSONScanner.Malformed) in
             var environment = ScannedValue.absent, bundleID = ScannedValue.absent, appID = ScannedValue.absent
             var groups: [Group]?
-            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(OnePassJSONScanner.Malformed) in
                 switch key {
                 case 0: try scanner.readFirst(into: &environment)
                 case 1: try scanner.readFirst(into: &bundleID)
@@ -83,7 +83,7 @@ extension ServerAPIWire.StatusResponse {
                 default:
                     guard groups == nil, try scanner.peek() == UInt8(ascii: "[") else { _ = try scanner.readValue(); return }
                     var read: [Group] = []
-                    try scanner.readArray { scanner throws(AppStoreAnswerScanner.Malformed) in
+                    try scanner.readArray { scanner throws(OnePassJSONScanner.Malformed) in
                         guard try scanner.peek() == UInt8(ascii: "{") else { _ = try scanner.readValue(); return }
                         read.append(try readGroup(&scanner))
                     }
@@ -95,18 +95,18 @@ extension ServerAPIWire.StatusResponse {
         }
     }
 
-    private static func readGroup(_ scanner: inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> Group {
+    private static func readGroup(_ scanner: inout OnePassJSONScanner) throws(OnePassJSONScanner.Malformed) -> Group {
         var identifier = ScannedValue.absent
         var items: [LastTransaction]?
-        try scanner.readObject(keys: { $0.index(in: groupKeys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+        try scanner.readObject(keys: { $0.index(in: groupKeys) }) { key, scanner throws(OnePassJSONScanner.Malformed) in
             if key == 0 { return try scanner.readFirst(into: &identifier) }
             guard items == nil, try scanner.peek() == UInt8(ascii: "[") else { _ = try scanner.readValue(); return }
             var read: [LastTransaction] = []
-            try scanner.readArray { scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readArray { scanner throws(OnePassJSONScanner.Malformed) in
                 guard try scanner.peek() == UInt8(ascii: "{") else { _ = try scanner.readValue(); return }
                 var otid = ScannedValue.absent, status = ScannedValue.absent
                 var transaction = ScannedValue.absent, renewal = ScannedValue.absent
-                try scanner.readObject(keys: { $0.index(in: itemKeys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+                try scanner.readObject(keys: { $0.index(in: itemKeys) }) { key, scanner throws(OnePassJSONScanner.Malformed) in
                     switch key {
                     case 0: try scanner.readFirst(into: &otid)
                     case 1: try scanner.readFirst(into: &status)
@@ -131,14 +131,14 @@ extension ServerAPIWire.HistoryResponse {
     ]
 
     package static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
-        try ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+        try ServerAPIScanning.scan(bytes) { scanner throws(OnePassJSONScanner.Malformed) in
             var values = [ScannedValue](repeating: .absent, count: 5)
             var signed: [String]?
-            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(OnePassJSONScanner.Malformed) in
                 guard key == 5 else { return try scanner.readFirst(into: &values[key]) }
                 guard signed == nil, try scanner.peek() == UInt8(ascii: "[") else { _ = try scanner.readValue(); return }
                 var read: [String] = []
-                try scanner.readArray { scanner throws(AppStoreAnswerScanner.Malformed) in
+                try scanner.readArray { scanner throws(OnePassJSONScanner.Malformed) in
                     if let text = try scanner.readValue().text { read.append(text) }
                 }
                 signed = read
@@ -159,7 +159,7 @@ extension SignedTransactionPayload {
     ]
 
     package static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
-        try ServerAPIScanning.scanFlatObject(bytes, keys: keys) { v throws(AppStoreAnswerScanner.Malformed) in
+        try ServerAPIScanning.scanFlatObject(bytes, keys: keys) { v throws(OnePassJSONScanner.Malformed) in
             var problems: [String] = []
             // Money is read leniently: a malformed amount is left unknown (and logged), while the
             // fields state depends on stay strict.
@@ -227,7 +227,7 @@ extension SignedRenewalPayload {
     ]
 
     package static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
-        try ServerAPIScanning.scanFlatObject(bytes, keys: keys) { v throws(AppStoreAnswerScanner.Malformed) in
+        try ServerAPIScanning.scanFlatObject(bytes, keys: keys) { v throws(OnePassJSONScanner.Malformed) in
             return Self(
                 originalTransactionId: v[0].text, productId: v[1].text, autoRenewProductId: v[2].text,
                 autoRenewStatus: try v[3].number().map { Int($0) }, expirationIntent: try v[4].number().map { Int($0) },
@@ -239,9 +239,9 @@ extension SignedRenewalPayload {
 
 extension ServerAPIWire.ErrorBody {
     package static func scan(_ bytes: [UInt8]) -> Self? {
-        try? ServerAPIScanning.scan(bytes) { scanner throws(AppStoreAnswerScanner.Malformed) in
+        try? ServerAPIScanning.scan(bytes) { scanner throws(OnePassJSONScanner.Malformed) in
             var code = ScannedValue.absent
-            try scanner.readObject(keys: { $0.isKey("errorCode") ? 0 : nil }) { _, scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readObject(keys: { $0.isKey("errorCode") ? 0 : nil }) { _, scanner throws(OnePassJSONScanner.Malformed) in
                 try scanner.readFirst(into: &code)
             }
             return Self(errorCode: code.wholeNumber.map { Int($0) }, errorMessage: nil)

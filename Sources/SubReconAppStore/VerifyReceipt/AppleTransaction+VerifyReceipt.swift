@@ -2,9 +2,9 @@ import SubReconModel
 
 extension AppleTransaction {
     /// Reads one `latest_receipt_info` object (the scanner is at its `{`).
-    package static func read(from scanner: inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> AppleTransaction {
+    package static func read(from scanner: inout OnePassJSONScanner) throws(OnePassJSONScanner.Malformed) -> AppleTransaction {
         var sent = SentFields()
-        try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+        try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(OnePassJSONScanner.Malformed) in
             switch key {
             case .transactionID: try scanner.readFirst(into: &sent.transactionID)
             case .originalTransactionID: try scanner.readFirst(into: &sent.originalTransactionID)

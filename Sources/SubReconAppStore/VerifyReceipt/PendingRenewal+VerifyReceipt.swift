@@ -2,9 +2,9 @@ import SubReconModel
 
 extension PendingRenewal {
     /// Reads one `pending_renewal_info` object (the scanner is at its `{`).
-    package static func read(from scanner: inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> PendingRenewal {
+    package static func read(from scanner: inout OnePassJSONScanner) throws(OnePassJSONScanner.Malformed) -> PendingRenewal {
         var sent = SentFields()
-        try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+        try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(OnePassJSONScanner.Malformed) in
             switch key {
             case .originalTransactionID: try scanner.readFirst(into: &sent.originalTransactionID)
             case .productID: try scanner.readFirst(into: &sent.productID)

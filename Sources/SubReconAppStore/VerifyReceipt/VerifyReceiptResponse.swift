@@ -40,11 +40,11 @@ public struct VerifyReceiptResponse: Sendable, Equatable {
 }
 
 extension VerifyReceiptResponse {
-    /// Decodes JSON bytes in one pass (`AppStoreAnswerScanner`). Throws `AppStoreAnswerError.notJSON`
+    /// Decodes JSON bytes in one pass (`OnePassJSONScanner`). Throws `AppStoreAnswerError.notJSON`
     /// for anything that is not a well-formed JSON object with a numeric `status`.
     public static func decode(_ body: [UInt8]) throws(AppStoreAnswerError) -> VerifyReceiptResponse {
         let answer = body.withUnsafeBytes { bytes -> VerifyReceiptResponse? in
-            var scanner = AppStoreAnswerScanner(bytes)
+            var scanner = OnePassJSONScanner(bytes)
             return try? read(from: &scanner)
         }
         guard let answer else { throw AppStoreAnswerError.notJSON(byteCount: body.count) }
@@ -52,11 +52,11 @@ extension VerifyReceiptResponse {
     }
 
     /// Reads the whole body; nil when it is JSON but has no numeric status.
-    private static func read(from scanner: inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> VerifyReceiptResponse? {
+    private static func read(from scanner: inout OnePassJSONScanner) throws(OnePassJSONScanner.Malformed) -> VerifyReceiptResponse? {
         var sent = SentFields()
         scanner.skipByteOrderMark()
         // Duplicate keys: the first one counts (as in Foundation's JSONDecoder); later ones are only validated.
-        try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+        try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(OnePassJSONScanner.Malformed) in
             switch key {
             case .status: try scanner.readFirst(into: &sent.status)
             case .environment: try scanner.readFirst(into: &sent.environment)
@@ -88,13 +88,13 @@ extension VerifyReceiptResponse {
     /// An array of objects, or a single object (iOS 6 style), read with `readOne`. Elements that
     /// are not objects are counted, not fatal, so one odd entry can't crash or hide the rest.
     private static func readFirstEntries<Entry>(
-        _ slot: inout Entries<Entry>?, _ readOne: (inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> Entry,
-        _ scanner: inout AppStoreAnswerScanner
-    ) throws(AppStoreAnswerScanner.Malformed) {
+        _ slot: inout Entries<Entry>?, _ readOne: (inout OnePassJSONScanner) throws(OnePassJSONScanner.Malformed) -> Entry,
+        _ scanner: inout OnePassJSONScanner
+    ) throws(OnePassJSONScanner.Malformed) {
         var entries = Entries<Entry>()
         switch try scanner.peek() {
         case UInt8(ascii: "["):
-            try scanner.readArray { scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readArray { scanner throws(OnePassJSONScanner.Malformed) in
                 if try scanner.peek() == UInt8(ascii: "{") {
                     entries.values.append(try readOne(&scanner))
                 } else {
@@ -183,10 +183,10 @@ extension VerifyReceiptResponse {
         var requestDateMs: Int64?
         var bundleID: String?
 
-        static func read(from scanner: inout AppStoreAnswerScanner) throws(AppStoreAnswerScanner.Malformed) -> ReceiptSummary {
+        static func read(from scanner: inout OnePassJSONScanner) throws(OnePassJSONScanner.Malformed) -> ReceiptSummary {
             var requestDateMs = ScannedValue.absent, requestDate = ScannedValue.absent
             var bundleID = ScannedValue.absent, bid = ScannedValue.absent
-            try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(AppStoreAnswerScanner.Malformed) in
+            try scanner.readObject(keys: Key.init(name:)) { key, scanner throws(OnePassJSONScanner.Malformed) in
                 switch key {
                 case .requestDateMs: try scanner.readFirst(into: &requestDateMs)
                 case .requestDate: try scanner.readFirst(into: &requestDate)

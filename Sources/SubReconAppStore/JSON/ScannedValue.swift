@@ -80,7 +80,7 @@ package struct ScannedValue {
     private func hexQuad(at offset: Int) -> UInt16 {
         var value: UInt16 = 0
         for index in offset..<min(offset + 4, bytes.count) {
-            value = value << 4 | UInt16(AppStoreAnswerScanner.hexDigitValue(bytes[index]) ?? 0)
+            value = value << 4 | UInt16(OnePassJSONScanner.hexDigitValue(bytes[index]) ?? 0)
         }
         return value
     }

@@ -1,7 +1,7 @@
 import Foundation
 import SubReconModel
 
-/// One forward pass over the bytes of an App Store answer. It validates JSON syntax as it goes
+/// One forward pass over the bytes of a JSON body (Apple's answers and notifications). It validates JSON syntax as it goes
 /// (RFC 8259, UTF-8), hands the caller the scalars it asks for as `ScannedValue`s and skips every
 /// other value without building anything, yet validating it: a truncated or garbled body is
 /// rejected as a whole, never half-read (a truncated body is a transport accident and is retried).
@@ -9,7 +9,7 @@ import SubReconModel
 /// The caller drives it like a recursive-descent parser (`readObject`, `readArray`, `readValue`)
 /// over the few levels it uses; values it doesn't want are skipped without recursion, so a hostile
 /// body can't exhaust the stack, and nesting deeper than `maximumDepth` is rejected.
-package struct AppStoreAnswerScanner {
+package struct OnePassJSONScanner {
     /// The body is not JSON, or not well-formed JSON: nothing in it can be trusted.
     package struct Malformed: Error {}
 
@@ -40,7 +40,7 @@ package struct AppStoreAnswerScanner {
     /// keys are skipped. Keys are compared after their escapes are resolved, as JSON says.
     package mutating func readObject<Key>(
         keys match: (UnsafeRawBufferPointer) -> Key?,
-        _ readMember: (Key, inout AppStoreAnswerScanner) throws(Malformed) -> Void
+        _ readMember: (Key, inout OnePassJSONScanner) throws(Malformed) -> Void
     ) throws(Malformed) {
         guard try enter(UInt8(ascii: "{"), closedBy: UInt8(ascii: "}")) else { return }
         repeat {
@@ -54,7 +54,7 @@ package struct AppStoreAnswerScanner {
 
     /// Reads an array (the next value must be one), handing each element to `readElement`, which
     /// must read it from the scanner it is given.
-    package mutating func readArray(_ readElement: (inout AppStoreAnswerScanner) throws(Malformed) -> Void) throws(Malformed) {
+    package mutating func readArray(_ readElement: (inout OnePassJSONScanner) throws(Malformed) -> Void) throws(Malformed) {
         guard try enter(UInt8(ascii: "["), closedBy: UInt8(ascii: "]")) else { return }
         repeat {
             try readElement(&self)
