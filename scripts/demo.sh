@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-swift build -c release --product subrecon
-exec .build/release/subrecon demo "$@"
+# A debug build: the demo needs no optimised code, a debug build of the dependencies takes a fraction
+# of a release build's time, and the test command (scripts/test.sh) builds into the same .build/debug.
+swift build --product subrecon
+exec .build/debug/subrecon demo "$@"
