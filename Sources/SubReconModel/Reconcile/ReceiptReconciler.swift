@@ -96,15 +96,10 @@ public struct ReceiptReconciler: Sendable {
                 continue
             }
             var row = StoredSubscription(
-                userID: receipt.userID, originalTransactionID: state.originalTransactionID, receiptID: receipt.id,
-                productID: state.productID, status: state.status, expiresDateMs: state.expiresDateMs,
-                autoRenewStatus: state.autoRenewStatus, autoRenewProductID: state.autoRenewProductID,
-                expirationIntent: state.expirationIntent, gracePeriodExpiresDateMs: state.gracePeriodExpiresDateMs,
-                isInBillingRetry: state.isInBillingRetry, cancellationDateMs: state.cancellationDateMs,
-                ownershipType: state.ownershipType, environment: environment, lastVerifiedAt: asOf,
-                firstSeenAt: stored?.firstSeenAt ?? nowMs, updatedAt: nowMs, flag: nil,
-                latestTransactionID: account.isSingleEvent ? stored?.latestTransactionID : state.latestTransactionID,
-                appAccountToken: state.appAccountToken)
+                state, userID: receipt.userID, receiptID: receipt.id, environment: environment, lastVerifiedAt: asOf,
+                firstSeenAt: stored?.firstSeenAt ?? nowMs, updatedAt: nowMs)
+            // A single event (a notification) does not say what the newest transaction is.
+            if account.isSingleEvent { row.latestTransactionID = stored?.latestTransactionID }
             if let stored, stored.hasSameReportedState(as: row) {
                 row.updatedAt = stored.updatedAt
             } else {

@@ -1,71 +1,66 @@
-/// A row of `subscriptions`: one per (user_id, original_transaction_id).
-public struct StoredSubscription: Sendable, Equatable, Codable {
+/// A row of `subscriptions`: one per (user_id, original_transaction_id). What Apple said about the
+/// subscription (`state`, whose fields read as the row's own: `subscription.status`) plus the
+/// bookkeeping the store keeps around it.
+@dynamicMemberLookup
+public struct StoredSubscription: Sendable, Equatable {
     public var userID: String
-    public var originalTransactionID: String
     public var receiptID: Int64?
-    public var productID: String
-    public var status: SubscriptionStatus
-    public var expiresDateMs: Int64
-    public var autoRenewStatus: Bool?
-    public var autoRenewProductID: String?
-    public var expirationIntent: Int?
-    public var gracePeriodExpiresDateMs: Int64?
-    public var isInBillingRetry: Bool?
-    public var cancellationDateMs: Int64?
-    public var ownershipType: String?
+    /// What Apple's last applied answer said about the subscription.
+    public var state: SubscriptionState
     public var environment: ReceiptEnvironment
     public var lastVerifiedAt: Int64
     public var firstSeenAt: Int64
     public var updatedAt: Int64
     /// Why the last answer was not applied (kept state), if it wasn't.
     public var flag: String?
-    /// The newest transaction id Apple reported for it (decides whether the Server API history is read).
-    public var latestTransactionID: String? = nil
-    /// The `appAccountToken` of the governing transaction, when Apple sent one.
-    public var appAccountToken: String? = nil
 
-    package enum CodingKeys: String, CodingKey {
-        case userID = "user_id", originalTransactionID = "original_transaction_id", receiptID = "receipt_id"
-        case productID = "product_id", status, expiresDateMs = "expires_date_ms"
-        case autoRenewStatus = "auto_renew_status", autoRenewProductID = "auto_renew_product_id"
-        case expirationIntent = "expiration_intent", gracePeriodExpiresDateMs = "grace_period_expires_date_ms"
-        case isInBillingRetry = "is_in_billing_retry", cancellationDateMs = "cancellation_date_ms"
-        case ownershipType = "ownership_type", environment, lastVerifiedAt = "last_verified_at"
-        case firstSeenAt = "first_seen_at", updatedAt = "updated_at", flag
-        case latestTransactionID = "latest_transaction_id", appAccountToken = "app_account_token"
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<SubscriptionState, Value>) -> Value {
+        get { state[keyPath: keyPath] }
+        set { state[keyPath: keyPath] = newValue }
     }
 
-    /// The fields the contract reports about a subscription; a change in any of them is an update.
-    public func hasSameReportedState(as other: StoredSubscription) -> Bool {
-        productID == other.productID && status == other.status && expiresDateMs == other.expiresDateMs
-            && autoRenewStatus == other.autoRenewStatus && autoRenewProductID == other.autoRenewProductID
-            && expirationIntent == other.expirationIntent
-            && gracePeriodExpiresDateMs == other.gracePeriodExpiresDateMs
-            && isInBillingRetry == other.isInBillingRetry && cancellationDateMs == other.cancellationDateMs
-            && environment == other.environment && appAccountToken == other.appAccountToken
-    }
-
-    package init(userID: String, originalTransactionID: String, receiptID: Int64? = nil, productID: String, status: SubscriptionStatus, expiresDateMs: Int64, autoRenewStatus: Bool? = nil, autoRenewProductID: String? = nil, expirationIntent: Int? = nil, gracePeriodExpiresDateMs: Int64? = nil, isInBillingRetry: Bool? = nil, cancellationDateMs: Int64? = nil, ownershipType: String? = nil, environment: ReceiptEnvironment, lastVerifiedAt: Int64, firstSeenAt: Int64, updatedAt: Int64, flag: String? = nil, latestTransactionID: String? = nil, appAccountToken: String? = nil) {
+    public init(
+        _ state: SubscriptionState, userID: String, receiptID: Int64? = nil, environment: ReceiptEnvironment,
+        lastVerifiedAt: Int64, firstSeenAt: Int64, updatedAt: Int64, flag: String? = nil
+    ) {
+        self.state = state
         self.userID = userID
-        self.originalTransactionID = originalTransactionID
         self.receiptID = receiptID
-        self.productID = productID
-        self.status = status
-        self.expiresDateMs = expiresDateMs
-        self.autoRenewStatus = autoRenewStatus
-        self.autoRenewProductID = autoRenewProductID
-        self.expirationIntent = expirationIntent
-        self.gracePeriodExpiresDateMs = gracePeriodExpiresDateMs
-        self.isInBillingRetry = isInBillingRetry
-        self.cancellationDateMs = cancellationDateMs
-        self.ownershipType = ownershipType
         self.environment = environment
         self.lastVerifiedAt = lastVerifiedAt
         self.firstSeenAt = firstSeenAt
         self.updatedAt = updatedAt
         self.flag = flag
-        self.latestTransactionID = latestTransactionID
-        self.appAccountToken = appAccountToken
+    }
+
+    /// One row's columns as they are stored (the stores' row decoders and tests).
+    package init(
+        userID: String, originalTransactionID: String, receiptID: Int64? = nil, productID: String,
+        status: SubscriptionStatus, expiresDateMs: Int64, autoRenewStatus: Bool? = nil, autoRenewProductID: String? = nil,
+        expirationIntent: Int? = nil, gracePeriodExpiresDateMs: Int64? = nil, isInBillingRetry: Bool? = nil,
+        cancellationDateMs: Int64? = nil, ownershipType: String? = nil, environment: ReceiptEnvironment, lastVerifiedAt: Int64,
+        firstSeenAt: Int64, updatedAt: Int64, flag: String? = nil, latestTransactionID: String? = nil,
+        appAccountToken: String? = nil
+    ) {
+        self.init(
+            SubscriptionState(
+                originalTransactionID: originalTransactionID, productID: productID, status: status,
+                expiresDateMs: expiresDateMs, autoRenewStatus: autoRenewStatus, autoRenewProductID: autoRenewProductID,
+                expirationIntent: expirationIntent, gracePeriodExpiresDateMs: gracePeriodExpiresDateMs,
+                isInBillingRetry: isInBillingRetry, cancellationDateMs: cancellationDateMs, ownershipType: ownershipType,
+                latestTransactionID: latestTransactionID, appAccountToken: appAccountToken),
+            userID: userID, receiptID: receiptID, environment: environment, lastVerifiedAt: lastVerifiedAt,
+            firstSeenAt: firstSeenAt, updatedAt: updatedAt, flag: flag)
+    }
+
+    /// The fields the contract reports about a subscription; a change in any of them is an update.
+    public func hasSameReportedState(as other: StoredSubscription) -> Bool {
+        let (a, b) = (state, other.state)
+        return a.productID == b.productID && a.status == b.status && a.expiresDateMs == b.expiresDateMs
+            && a.autoRenewStatus == b.autoRenewStatus && a.autoRenewProductID == b.autoRenewProductID
+            && a.expirationIntent == b.expirationIntent && a.gracePeriodExpiresDateMs == b.gracePeriodExpiresDateMs
+            && a.isInBillingRetry == b.isInBillingRetry && a.cancellationDateMs == b.cancellationDateMs
+            && environment == other.environment && a.appAccountToken == b.appAccountToken
     }
 }
 
@@ -84,9 +79,10 @@ extension StoredSubscription {
             default: false
             }
         }
-        return same(userID, stored.userID) && same(originalTransactionID, stored.originalTransactionID)
-            && same(productID, stored.productID) && same(autoRenewProductID, stored.autoRenewProductID)
-            && same(ownershipType, stored.ownershipType) && same(flag, stored.flag)
-            && same(latestTransactionID, stored.latestTransactionID) && same(appAccountToken, stored.appAccountToken)
+        let (a, b) = (state, stored.state)
+        return same(userID, stored.userID) && same(a.originalTransactionID, b.originalTransactionID)
+            && same(a.productID, b.productID) && same(a.autoRenewProductID, b.autoRenewProductID)
+            && same(a.ownershipType, b.ownershipType) && same(flag, stored.flag)
+            && same(a.latestTransactionID, b.latestTransactionID) && same(a.appAccountToken, b.appAccountToken)
     }
 }

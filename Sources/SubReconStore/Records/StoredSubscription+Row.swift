@@ -1,7 +1,7 @@
 import GRDB
 import SubReconModel
 
-/// How both stores read a `subscriptions` row (GRDB decodes the rest through Codable).
+/// How both stores read a `subscriptions` row.
 extension StoredSubscription: FetchableRecord {
     /// The columns `init(selectedRow:)` reads, in its order. The reconciliation's hot path selects
     /// exactly these and reads them by position: GRDB's Codable row decoding was a visible share of
@@ -25,6 +25,20 @@ extension StoredSubscription: FetchableRecord {
             lastVerifiedAt: row.int64(14), firstSeenAt: row.int64(15), updatedAt: row.int64(16),
             flag: row.optionalText(17), latestTransactionID: row.optionalText(18),
             appAccountToken: row.optionalText(19))
+    }
+
+    /// A `SELECT *` row, by column name (`subscriptions(ofUser:)`, reports).
+    public init(row: Row) throws {
+        let (status, environment) = try Self.vocabulary(status: row["status"], environment: row["environment"])
+        self.init(
+            userID: row["user_id"], originalTransactionID: row["original_transaction_id"], receiptID: row["receipt_id"],
+            productID: row["product_id"], status: status, expiresDateMs: row["expires_date_ms"],
+            autoRenewStatus: row["auto_renew_status"], autoRenewProductID: row["auto_renew_product_id"],
+            expirationIntent: row["expiration_intent"], gracePeriodExpiresDateMs: row["grace_period_expires_date_ms"],
+            isInBillingRetry: row["is_in_billing_retry"], cancellationDateMs: row["cancellation_date_ms"],
+            ownershipType: row["ownership_type"], environment: environment, lastVerifiedAt: row["last_verified_at"],
+            firstSeenAt: row["first_seen_at"], updatedAt: row["updated_at"], flag: row["flag"],
+            latestTransactionID: row["latest_transaction_id"], appAccountToken: row["app_account_token"])
     }
 
     /// The stored status and environment, which the schema's CHECKs keep to the vocabulary.
