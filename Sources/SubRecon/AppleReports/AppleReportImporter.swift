@@ -75,7 +75,7 @@ public struct AppleReportImporter: Sendable {
 }
 
 /// Why `apple-reports import` stored nothing (or stopped).
-public enum AppleReportImportError: Error, Sendable, CustomStringConvertible {
+public enum AppleReportImportError: OperatorFacingError, Sendable {
     /// A file cannot be opened (exit 66).
     case unreadable(path: String, reason: String)
     /// `FILE:LINE: reason` for each bad file (exit 65); nothing was stored.
@@ -83,12 +83,12 @@ public enum AppleReportImportError: Error, Sendable, CustomStringConvertible {
     case store(StoreError)
     case other(String)
 
-    public var exitCode: Int32 {
+    public var exitStatus: ExitStatus {
         switch self {
-        case .unreadable: ExitStatus.unreadableInput.rawValue
-        case .malformed: ExitStatus.badInput.rawValue
-        case .store(let error): (error.isConfiguration ? ExitStatus.configuration : .databaseFailed).rawValue
-        case .other: ExitStatus.configuration.rawValue
+        case .unreadable: .unreadableInput
+        case .malformed: .badInput
+        case .store(let error): error.exitStatus
+        case .other: .configuration
         }
     }
 

@@ -37,7 +37,9 @@ public struct AppleReportWindow: Sendable, Equatable {
 }
 
 /// A window the flags cannot mean (exit 2).
-public enum AppleReportWindowError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum AppleReportWindowError: OperatorFacingError, Sendable, Equatable {
+    public var exitStatus: ExitStatus { .configuration }
+
     case notADate(flag: String, text: String)
     case future(until: CalendarDay, today: CalendarDay)
     case empty(since: CalendarDay, until: CalendarDay)

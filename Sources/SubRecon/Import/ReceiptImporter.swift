@@ -49,18 +49,18 @@ public struct ReceiptImporter: Sendable {
 }
 
 /// Why nothing was imported.
-public enum ImportFailure: Error, Sendable, CustomStringConvertible {
+public enum ImportFailure: OperatorFacingError, Sendable {
     /// Exit 66.
     case cannotRead(path: String, reason: String)
     /// Exit 65: every bad row, `FILE:LINE: reason`.
     case badRows([ImportProblem])
     case store(StoreError)
 
-    public var exitCode: Int32 {
+    public var exitStatus: ExitStatus {
         switch self {
-        case .cannotRead: ExitStatus.unreadableInput.rawValue
-        case .badRows: ExitStatus.badInput.rawValue
-        case .store: ExitStatus.databaseFailed.rawValue
+        case .cannotRead: .unreadableInput
+        case .badRows: .badInput
+        case .store: .databaseFailed
         }
     }
 

@@ -56,7 +56,7 @@ public struct NotificationBackfill: Sendable {
     }
 
     /// Why a backfill stopped early; what it stored until then stands.
-    public enum Failure: Error, Sendable, CustomStringConvertible {
+    public enum Failure: OperatorFacingError, Sendable {
         /// A configuration problem (a refused JWT, an unknown app, a bad span): exit 2.
         case configuration(String)
         /// Apple gave no usable answer after the retries: exit 1, run it again later.
@@ -70,11 +70,11 @@ public struct NotificationBackfill: Sendable {
             }
         }
 
-        public var exitCode: Int32 {
+        public var exitStatus: ExitStatus {
             switch self {
-            case .configuration: ExitStatus.configuration.rawValue
-            case .apple: ExitStatus.incomplete.rawValue
-            case .store: ExitStatus.databaseFailed.rawValue
+            case .configuration: .configuration
+            case .apple: .incomplete
+            case .store: .databaseFailed
             }
         }
     }

@@ -3,7 +3,7 @@ import SubReconAppStore
 import SubReconStore
 
 /// Why a run could not run at all, or stopped for a reason of its own (not Apple's).
-public enum RunFailure: Error, Sendable, CustomStringConvertible {
+public enum RunFailure: OperatorFacingError, Sendable {
     /// Another nightly run holds the database's run lock (exit 75).
     case locked(by: RunLockHolder)
     /// The database failed (exit 74).
@@ -11,11 +11,11 @@ public enum RunFailure: Error, Sendable, CustomStringConvertible {
     /// The settings lack what the chosen Apple API needs (exit 2).
     case configuration(String)
 
-    public var exitCode: Int32 {
+    public var exitStatus: ExitStatus {
         switch self {
-        case .locked: ExitStatus.locked.rawValue
-        case .store(let error): (error.isConfiguration ? ExitStatus.configuration : .databaseFailed).rawValue
-        case .configuration: ExitStatus.configuration.rawValue
+        case .locked: .locked
+        case .store(let error): error.exitStatus
+        case .configuration: .configuration
         }
     }
 

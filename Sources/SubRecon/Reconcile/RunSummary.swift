@@ -41,13 +41,16 @@ public struct RunSummary: Sendable, Equatable {
 
     /// The contract's exit codes: 2 when Apple stopped the run, 1 when some receipt got no
     /// usable answer, 0 when every receipt got a definitive one.
-    public var exitCode: Int32 {
-        if stoppedBy != nil { return ExitStatus.configuration.rawValue }
+    public var exitStatus: ExitStatus {
+        if stoppedBy != nil { return .configuration }
         if count(.failed) > 0 || count(.skipped) > 0 || endedEarly != nil || notReached > 0 || status == .interrupted {
-            return ExitStatus.incomplete.rawValue
+            return .incomplete
         }
-        return ExitStatus.success.rawValue
+        return .success
     }
+
+    /// `exitStatus` as a number, as the `runs` table and the metrics keep it.
+    public var exitCode: Int32 { exitStatus.rawValue }
 
     /// One line for logs and cron mail.
     public var line: String {
