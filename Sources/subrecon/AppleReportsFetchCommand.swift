@@ -59,52 +59,9 @@ struct AppleReportsFetchCommand: AsyncParsableCommand {
     var ascURL: String?
 
     func run() async throws {
-        let logger = global.makeLogger()
-        let window: AppleReportWindow
-        let settings: AppStoreConnectSettings
-        var warnings: [String] = []
-        do {
-            window = try AppleReportWindow.parse(since: since, until: until, nowMs: ReconciliationJob.wallClockMs())
-            settings = try AppStoreConnectSettings.resolve(
-                environment: global.environment,
-                flags: .init(keyFile: ascKeyFile, keyID: ascKeyID, issuerID: ascIssuerID, vendorNumber: vendorNumber, url: ascURL),
-                warnings: &warnings)
-        } catch let error as AppleReportWindowError {
-            Console.error(error.description)
-            throw ExitCode(.configuration)
-        } catch let error as ConfigurationError {
-            Console.error(error.description)
-            throw ExitCode(.configuration)
-        }
-        for warning in warnings { Console.error("warning: " + warning) }
-        let store = try await global.openStore(logger: logger)
-        let transport = CurlTransport(maxConnections: 1)
-        defer { transport.shutdown() }
-        let client = SalesReportClient(
-            baseURL: settings.baseURL, vendorNumber: settings.vendorNumber,
-            tokens: BearerTokenProvider(teamKey: settings.key, clock: { ReconciliationJob.wallClockMs() }),
-            transport: transport, logger: logger)
-        let fetcher = AppleReportFetcher(
-            store: store, client: client, vendorNumber: settings.vendorNumber, clock: { ReconciliationJob.wallClockMs() },
-            logger: logger)
-        let outcome: AppleReportFetcher.Outcome
-        do {
-            outcome = try await fetcher.fetch(window, refetch: refetch) { day, result in
-                Console.out("\(day.text)  \(AppleReportLines.text(result))\n")
-            }
-        } catch let error as SalesReportFetchError {
-            Console.error(error.description)
-            throw ExitCode(error.isConfigurationError ? .configuration : .incomplete)
-        } catch let error as StoreError {
-            Console.error(error.description)
-            throw ExitCode(error.isConfiguration ? .configuration : .databaseFailed)
-        } catch {
-            Console.error("\(error)")
-            throw ExitCode(.configuration)
-        }
-        await store.close()
-        Console.out(AppleReportLines.summary(outcome, window: window) + "\n")
-        if let stopped = outcome.stoppedBy { Console.error(stopped.description) }
-        if !outcome.allAnswered { throw ExitCode(.incomplete) }
+        let outcome = try await global.context().fetchAppleReports(
+            since: since, until: until, refetch: refetch,
+            flags: .init(keyFile: ascKeyFile, keyID: ascKeyID, issuerID: ascIssuerID, vendorNumber: vendorNumber, url: ascURL))
+        try CommandEnded.with(outcome.exitStatus)
     }
 }

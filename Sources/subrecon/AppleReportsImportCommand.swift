@@ -32,26 +32,10 @@ struct AppleReportsImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        _ = global.makeLogger()
-        let vendor: String?
-        do {
-            vendor = try AppStoreConnectSettings.vendorNumber(environment: global.environment, flag: vendorNumber)
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(.configuration)
+        let imported = try await global.context().importAppleReports(files, vendorNumberFlag: vendorNumber)
+        for file in imported {
+            Console.out("\(file.day.text)  \(AppleReportLines.text(.stored(file.result, rows: file.rows)))  (\(file.path))\n")
         }
-        let store = try await global.openStore()
-        do {
-            let imported = try await AppleReportImporter(store: store, vendorNumber: vendor, clock: { ReconciliationJob.wallClockMs() })
-                .importFiles(files)
-            for file in imported {
-                Console.out("\(file.day.text)  \(AppleReportLines.text(.stored(file.result, rows: file.rows)))  (\(file.path))\n")
-            }
-            Console.out("imported \(imported.count) day(s) of Apple's report\n")
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(error.exitCode)
-        }
-        await store.close()
+        Console.out("imported \(imported.count) day(s) of Apple's report\n")
     }
 }

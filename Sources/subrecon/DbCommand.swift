@@ -36,18 +36,8 @@ struct DbCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let logger = global.makeLogger()
-            let store = try await global.openStore(logger: logger)
-            let version: Int
-            do {
-                version = try await store.schemaVersion()
-            } catch {
-                Console.error(error.description)
-                await store.close()
-                throw ExitCode(.databaseFailed)
-            }
-            Console.out("database: \(store.location)\nschema version \(version)\n")
-            await store.close()
+            let result = try await global.context().migrate()
+            Console.out("database: \(result.location)\nschema version \(result.schemaVersion)\n")
         }
     }
 
@@ -89,39 +79,13 @@ struct DbCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let logger = global.makeLogger()
-            let locations = try global.resolvedDatabases(named: [source, target])
-            let (from, to) = (locations[0], locations[1])
-            if case .sqlite(let path) = from, !FileManager.default.fileExists(atPath: path) {
-                Console.error("there is no SQLite database at \(path) to copy from")
-                throw ExitCode(.unreadableInput)
-            }
-            let sourceStore = try await global.openStore(from, logger: logger)
-            let targetStore: any SubscriptionStore
-            do {
-                targetStore = try await global.openStore(to, logger: logger)
-            } catch {
-                await sourceStore.close()
-                throw error
-            }
-            logger.info("copying \(from) to \(to)")
-            let report: StoreCopier.Report
-            do {
-                report = try await StoreCopier().copy(from: sourceStore, to: targetStore)
-            } catch {
-                Console.error(error.description)
-                await sourceStore.close()
-                await targetStore.close()
-                throw ExitCode(error.isConfiguration ? .configuration : .databaseFailed)
-            }
-            await sourceStore.close()
-            await targetStore.close()
-            let width = report.tables.map(\.table.count).max() ?? 0
-            for count in report.tables {
+            let copied = try await global.context().copyStore(from: source, to: target)
+            let width = copied.report.tables.map(\.table.count).max() ?? 0
+            for count in copied.report.tables {
                 Console.out(count.table.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(count.rows)\n")
             }
             Console.out(
-                "copied \(report.totalRows) rows from \(from) to \(to) (schema version \(report.schemaVersion))\n")
+                "copied \(copied.report.totalRows) rows from \(copied.source) to \(copied.target) (schema version \(copied.report.schemaVersion))\n")
         }
     }
 }

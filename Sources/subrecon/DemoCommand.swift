@@ -56,7 +56,7 @@ struct DemoCommand: AsyncParsableCommand {
                              subrecon report revenue --db \(result.databasePath)
             \(result.appleParity == nil ? "" : "                 subrecon report apple-parity --db \(result.databasePath)\n")
             """)
-        if result.summary.exitCode != 0 { throw ExitCode(result.summary.exitCode) }
+        try CommandEnded.with(result.summary.exitStatus)
     }
 
     /// Starts the real receiver on a free loopback port for `processor`, POSTs `body` to it as

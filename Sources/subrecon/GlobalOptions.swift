@@ -32,34 +32,6 @@ struct GlobalOptions: ParsableArguments {
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    /// The database --db / SUBRECON_DB names, with the password file; warnings go to stderr, a
-    /// configuration error ends the process with exit code 2.
-    func resolvedDatabase() throws -> DatabaseLocation {
-        try resolvedDatabases(named: [nil])[0]
-    }
-
-    /// Each database of `texts` (nil: the one --db / SUBRECON_DB names), the password file applying
-    /// to whichever is PostgreSQL (`db copy SOURCE TARGET`); each warning shows once.
-    func resolvedDatabases(named texts: [String?]) throws -> [DatabaseLocation] {
-        var warnings: [String] = []
-        var locations: [DatabaseLocation] = []
-        do {
-            for text in texts {
-                locations.append(
-                    try Settings.database(
-                        environment: environment, flag: text ?? databasePath, passwordFileFlag: dbPasswordFile,
-                        warnings: &warnings))
-            }
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(.configuration)
-        }
-        for (index, warning) in warnings.enumerated() where !warnings[..<index].contains(warning) {
-            Console.error("warning: " + warning)
-        }
-        return locations
-    }
-
     func validate() throws {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError(
@@ -89,37 +61,11 @@ struct GlobalOptions: ParsableArguments {
         return Logger(label: "subrecon")
     }
 
-    /// A live line on a terminal; a log line every SUBRECON_PROGRESS_INTERVAL seconds (default 30) otherwise.
-    func progressReporter(logger: Logger) -> ProgressReporter {
-        let interval = environment["SUBRECON_PROGRESS_INTERVAL"].flatMap(Double.init) ?? 30
-        return ProgressReporter(isTerminal: ProgressReporter.standardErrorIsTerminal, interval: interval, logger: logger)
-    }
-
-    /// Opens `location`, the one `Settings` resolved when the command has them (so its warnings
-    /// show once), else the one the options name: a SQLite file, or a PostgreSQL URL.
-    func openStore(
-        _ location: DatabaseLocation? = nil, logger: Logger? = nil, claimTimeoutSeconds: Int? = nil,
-        environment: [String: String]? = nil, latencyBound: Bool = false
-    ) async throws -> any SubscriptionStore {
-        let location = try location ?? resolvedDatabase()
-        do {
-            return try await StoreOpener.open(
-                location, environment: environment ?? self.environment, claimTimeoutSeconds: claimTimeoutSeconds,
-                latencyBound: latencyBound, logger: logger ?? Logger(label: "subrecon"))
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(error.exitCode)
-        }
-    }
-}
-
-/// Writing to the terminal, in one place.
-enum Console {
-    static func error(_ message: String) {
-        FileHandle.standardError.write(Data(("subrecon: " + message + "\n").utf8))
-    }
-
-    static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+    /// What the command's library entry point starts from: sets up logging (once for the
+    /// process) and passes the environment, the database flags and the console.
+    func context() -> CommandContext {
+        CommandContext(
+            environment: environment, databaseFlag: databasePath, databasePasswordFileFlag: dbPasswordFile,
+            logger: makeLogger(), output: Console.output)
     }
 }

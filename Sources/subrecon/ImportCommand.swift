@@ -33,27 +33,9 @@ struct ImportCommand: AsyncParsableCommand {
     var appleAPI: String?
 
     func run() async throws {
-        let logger = global.makeLogger()
-        let api: AppleAPI
-        do {
-            api = try ServerAPISettings.api(environment: global.environment, flag: appleAPI)
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(.configuration)
-        }
-        let database = try await global.openStore()
-        do {
-            let summary = try await ReceiptImporter(store: database, acceptsTransactionIDOnly: api == .serverAPI)
-                .importFile(path: file, format: format, nowMs: ReconciliationJob.wallClockMs())
-            Console.out("imported \(summary.imported) receipt(s); \(summary.alreadyStored) already stored (skipped)\n")
-            if summary.imported > 0 {
-                let linked = await NotificationProcessor.linkAfterImport(store: database, environment: global.environment, logger: logger)
-                if linked > 0 { Console.out("linked \(linked) waiting notification(s) to their receipts\n") }
-            }
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(error.exitCode)
-        }
+        let result = try await global.context().importReceipts(file: file, format: format, appleAPIFlag: appleAPI)
+        Console.out("imported \(result.summary.imported) receipt(s); \(result.summary.alreadyStored) already stored (skipped)\n")
+        if result.linked > 0 { Console.out("linked \(result.linked) waiting notification(s) to their receipts\n") }
     }
 }
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Logging
 import SubRecon
 import SubReconAppStore
 import SubReconModel
@@ -19,41 +18,8 @@ struct NotificationOptions: ParsableArguments {
     @Option(name: .customLong("product"), help: "A product ID to apply; repeat for each (SUBRECON_PRODUCTS; default all).")
     var products: [String] = []
 
-    /// The settings, or exit 2 with the reason.
-    func settings(_ global: GlobalOptions) throws -> NotificationSettings {
-        do {
-            return try NotificationSettings.resolve(
-                environment: global.environment, bundleIDFlag: bundleID, rootCAFileFlag: appleRootCAFile,
-                appAppleIDFlag: appAppleID, productsFlag: products)
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(.configuration)
-        }
-    }
-}
-
-extension NotificationProcessor {
-    /// The processor every notifications command uses, on the wall clock.
-    static func live(store: any SubscriptionStore, settings: NotificationSettings, logger: Logger) -> NotificationProcessor {
-        NotificationProcessor(
-            store: store, settings: settings,
-            // What a notification applies is as fresh as it gets: scheduled as notifications flow.
-            reconciler: ReceiptReconciler(products: settings.products, duePolicy: .notified),
-            clock: { ReconciliationJob.wallClockMs() }, logger: logger)
-    }
-}
-
-extension NotificationProcessor {
-    /// Applies unmatched notifications whose receipt has now arrived (after `import`), when
-    /// notifications are configured (SUBRECON_BUNDLE_ID). A failure is logged, never fatal: the
-    /// receipts are imported, and the next import or run links them.
-    static func linkAfterImport(store: any SubscriptionStore, environment: [String: String], logger: Logger) async -> Int {
-        guard let settings = try? NotificationSettings.resolve(environment: environment) else { return 0 }
-        do {
-            return try await live(store: store, settings: settings, logger: logger).linkUnmatched()
-        } catch {
-            logger.warning("notifications waiting for these receipts were not linked: \(error)")
-            return 0
-        }
+    /// The flags as the library's settings take them.
+    var flags: NotificationSettings.Flags {
+        NotificationSettings.Flags(bundleID: bundleID, rootCAFile: appleRootCAFile, appAppleID: appAppleID, products: products)
     }
 }

@@ -39,58 +39,7 @@ struct NotificationsBackfillCommand: AsyncParsableCommand {
     var environment: String = "production"
 
     func run() async throws {
-        let logger = global.makeLogger()
-        let nowMs = ReconciliationJob.wallClockMs()
-        guard let sinceMs = ISO8601.milliseconds(from: since) else {
-            Console.error("--since must be an ISO 8601 date or date-time in UTC: \(ISO8601.acceptedForms); not \"\(since)\"")
-            throw ExitCode(.configuration)
-        }
-        var untilMs = nowMs
-        if let until {
-            guard let parsed = ISO8601.milliseconds(from: until) else {
-                Console.error("--until must be an ISO 8601 date or date-time in UTC: \(ISO8601.acceptedForms); not \"\(until)\"")
-                throw ExitCode(.configuration)
-            }
-            untilMs = parsed
-        }
-        let environment: ReceiptEnvironment
-        switch self.environment.lowercased() {
-        case "production": environment = .production
-        case "sandbox": environment = .sandbox
-        default:
-            Console.error("--environment must be production or sandbox, not \"\(self.environment)\"")
-            throw ExitCode(.configuration)
-        }
-        var flags = verification
-        flags.appleAPI = AppleAPI.serverAPI.rawValue
-        let job = try await flags.liveJob(global, logger: logger)
-        defer { Task { await job.store.close() } }
-        guard let serverAPI = job.settings.serverAPI else {
-            Console.error("the backfill needs the App Store Server API settings (SUBRECON_API_KEY_FILE, ...)")
-            throw ExitCode(.configuration)
-        }
-        let processor = NotificationProcessor.live(
-            store: job.store,
-            settings: NotificationSettings(
-                bundleID: serverAPI.bundleID, verifier: serverAPI.verifier, appAppleID: serverAPI.appAppleID,
-                products: job.settings.products),
-            logger: logger)
-        do {
-            let summary = try await job.backfillNotifications(
-                processor: processor, sinceMs: sinceMs, untilMs: untilMs, environment: environment)
-            Console.out(Self.describe(summary) + "\n")
-        } catch {
-            Console.error(error.description)
-            if case .apple(_, let summary) = error { Console.out(Self.describe(summary) + "\n") }
-            if case .store(_, let summary) = error { Console.out(Self.describe(summary) + "\n") }
-            throw ExitCode(error.exitCode)
-        }
-    }
-
-    static func describe(_ summary: NotificationBackfill.Summary) -> String {
-        "\(summary.pages) page(s), \(summary.listed) notification(s) in Apple's history from "
-            + "\(ISO8601.string(fromMilliseconds: summary.sinceMs)) to \(ISO8601.string(fromMilliseconds: summary.untilMs)); "
-            + NotificationLines.summary(summary.stored, duplicates: summary.alreadyStored)
-            + (summary.refused > 0 ? "; \(summary.refused) refused (see the log)" : "")
+        try await global.context().backfillNotifications(
+            since: since, until: until, environment: environment, flags: verification.flags)
     }
 }

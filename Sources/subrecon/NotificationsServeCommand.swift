@@ -45,39 +45,7 @@ struct NotificationsServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = global.makeLogger()
-        // A configuration error (exit 2) before the database is touched.
-        let settings = try notification.settings(global)
-        // Apple waits a few seconds at most: an unreachable PostgreSQL answers 503 (Apple
-        // retries, the daily backfill recovers) after this, not after the nightly run's 120 s.
-        var environment = global.environment
-        if environment["SUBRECON_DB_RETRY_SECONDS"] == nil { environment["SUBRECON_DB_RETRY_SECONDS"] = "5" }
-        let store = try await global.openStore(logger: logger, environment: environment, latencyBound: true)
-        let intake = NotificationProcessor.live(store: store, settings: settings, logger: logger)
-        let server = NotificationReceiverServer(
-            configuration: NotificationReceiverConfiguration(host: host, port: port, path: path), intake: intake,
-            logger: logger)
-        var failure: (any Error)?
-        var listened = false
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await server.run() }
-                // The one line scripts read (the port, when --port 0 picked one).
-                if let url = await server.listeningURL() {
-                    listened = true
-                    Console.out(url + "\n")
-                }
-                try await group.waitForAll()
-            }
-        } catch {
-            failure = error
-        }
-        await store.close()
-        if let failure {
-            Console.error(
-                listened ? "notifications serve stopped: \(failure)" : "cannot listen on \(host):\(port): \(failure)")
-            throw ExitCode(.incomplete)
-        }
-        logger.notice("notifications serve stopped")
+        try await global.context().serveNotifications(
+            NotificationReceiverConfiguration(host: host, port: port, path: path), flags: notification.flags)
     }
 }

@@ -34,37 +34,8 @@ struct ParityCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = global.makeLogger()
-        let settings = try verification.settings(global, requireBothAPIs: true)
-        let database = try await global.openStore(settings.database, logger: logger)
-        let job = ReconciliationJob(
-            settings: settings, store: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
-        let result: ParityCheck.Result
-        do {
-            result = try await job.parity(limit: limit)
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(error.exitCode)
-        }
-        func writeCSV(_ handle: FileHandle) throws {
-            var csv = CSVWriter(fileHandle: handle)
-            try csv.writeRow(ParityDifference.csvHeader)
-            for difference in result.differences { try csv.writeRow(difference.csvFields) }
-            try csv.finish()
-        }
-        do {
-            if let output {
-                try await AtomicFile.write(to: output, writeCSV)
-            } else {
-                try writeCSV(FileHandle.standardOutput)
-            }
-        } catch {
-            Console.error("cannot write the parity CSV: \(error)")
-            throw ExitCode(.cannotCreateOutput)
-        }
-        Console.error(
-            "parity: \(result.receiptsCompared) receipts, \(result.subscriptionsCompared) subscriptions compared, "
-                + "\(result.subscriptionsDiffering) differing (\(result.differences.count) fields)")
-        if !result.differences.isEmpty { throw ExitCode(.incomplete) }
+        let result = try await global.context().parity(limit: limit, outputPath: output, flags: verification.flags)
+        Console.error(result.summaryLine)
+        try CommandEnded.with(result.exitStatus)
     }
 }

@@ -81,60 +81,12 @@ struct ReportCommand: AsyncParsableCommand {
     var toleranceDays: Int?
 
     func run() async throws {
-        _ = global.makeLogger()
-        // Checked before the database is opened: a usage error must not create or migrate a file.
-        let options: ReportOptions
-        do {
-            options = try ReportOptions.parse(
-                kind: kind, runID: runID, since: since, until: until, within: within, by: by, environment: environment,
-                toleranceDays: toleranceDays, nowMs: ReconciliationJob.wallClockMs())
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(.configuration)
-        }
-        if kind == .dashboard, output == nil {
-            Console.error("the dashboard is one HTML file: give --output FILE.html (e.g. subrecon report dashboard --output dashboard.html)")
-            throw ExitCode(.configuration)
-        }
-        let store = try await global.openStore()
-        let exporter = ReportExporter(store: store)
-        var parity: AppleParityOutcome?
-        do {
-            if kind == .appleParity {
-                var outcome: AppleParityOutcome?
-                if let output {
-                    try await AtomicFile.write(to: output) { handle in
-                        outcome = try await exporter.exportAppleParity(options: options) { handle.write($0) }
-                    }
-                } else {
-                    let stdout = FileHandle.standardOutput
-                    outcome = try await exporter.exportAppleParity(options: options) { stdout.write($0) }
-                }
-                parity = outcome
-            } else if kind == .dashboard, let output {
-                try await AtomicFile.write(to: output) { handle in
-                    try await exporter.exportDashboard(options: options) { handle.write($0) }
-                }
-            } else if let output {
-                try await AtomicFile.write(to: output) { handle in
-                    try await exporter.export(kind, options: options) { handle.write($0) }
-                }
-            } else {
-                let stdout = FileHandle.standardOutput
-                try await exporter.export(kind, options: options) { stdout.write($0) }
-            }
-        } catch {
-            Console.error(error.description)
-            switch error {
-            case .unknownRun, .invalidOption: throw ExitCode(.configuration)
-            case .cannotWrite, .failed: throw ExitCode(.databaseFailed)
-            }
-        }
-        if let parity {
-            await store.close()
-            for line in parity.summaryLines { Console.error(line) }
-            if !parity.allExplained { throw ExitCode(.incomplete) }
-        }
+        let flags = CommandContext.ReportFlags(
+            runID: runID, since: since, until: until, within: within, by: by, environment: environment,
+            toleranceDays: toleranceDays)
+        guard let parity = try await global.context().report(kind, flags: flags, outputPath: output) else { return }
+        for line in parity.summaryLines { Console.error(line) }
+        try CommandEnded.with(parity.allExplained ? .success : .incomplete)
     }
 }
 

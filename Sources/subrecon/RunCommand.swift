@@ -57,60 +57,11 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = global.makeLogger()
-        let job = try await verification.liveJob(global, logger: logger, claimTimeoutSeconds: claimTimeout)
-        let database = job.store
-        var observers: [any RunObserver] = [global.progressReporter(logger: logger)]
-        if dryRun { observers.append(DryRunPrinter()) }
-        if refillLedger {
-            guard job.settings.appleAPI == .serverAPI else {
-                Console.error("--refill-ledger reads Apple's signed transaction history: it needs the App Store Server API (--apple-api server-api or SUBRECON_APPLE_API=server-api); verifyReceipt gives no prices")
-                throw ExitCode(.configuration)
-            }
-            do {
-                let start = try await database.startLedgerRefill(nowMs: ReconciliationJob.wallClockMs())
-                Console.out(
-                    start.resumed
-                        ? "ledger refill: continuing the refill under way (\(start.receiptsMarked) receipts in all)\n"
-                        : "ledger refill: \(start.receiptsMarked) receipts will read their whole transaction history\n")
-            } catch {
-                Console.error(error.description)
-                throw ExitCode(.databaseFailed)
-            }
-        }
-        let summary: RunSummary
-        do {
-            summary = try await job.run(
-                .init(kind: .nightly, selection: all ? .all : .due, limit: limit, dryRun: dryRun), observers: observers)
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(error.exitCode)
-        }
-        if let problem = summary.stoppedBy { Console.error(problem.description) }
-        Console.out(summary.line + "\n")
-        // A run may have found the subscription of a notification that arrived before its receipt.
-        if !dryRun, summary.count(.updated) > 0 {
-            let linked = await NotificationProcessor.linkAfterImport(store: database, environment: global.environment, logger: logger)
-            if linked > 0 { logger.notice("linked \(linked) waiting notification(s) to their receipts") }
-        }
-        if let path = metricsFile ?? global.environment["SUBRECON_METRICS_FILE"], !path.isEmpty, !dryRun {
-            do {
-                try await MetricsFile.write(to: path, summary: summary, store: database)
-            } catch {
-                Console.error("metrics: \(error)")
-            }
-        }
-        if refillLedger, summary.exitCode == 0, summary.stoppedBy == nil {
-            do {
-                try await database.finishLedgerRefill(nowMs: ReconciliationJob.wallClockMs())
-                Console.out("ledger refill: done\n")
-            } catch {
-                Console.error(error.description)
-                throw ExitCode(.databaseFailed)
-            }
-        } else if refillLedger {
-            Console.out("ledger refill: not finished; run the same command again to continue\n")
-        }
-        if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
+        let summary = try await global.context().nightlyRun(
+            .init(
+                all: all, dryRun: dryRun, limit: limit, claimTimeoutSeconds: claimTimeout, refillLedger: refillLedger,
+                metricsFile: metricsFile),
+            flags: verification.flags)
+        try CommandEnded.with(summary.exitStatus)
     }
 }

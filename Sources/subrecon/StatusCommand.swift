@@ -27,15 +27,7 @@ struct StatusCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        _ = global.makeLogger()
-        let database = try await global.openStore()
-        let report: StatusReport
-        do {
-            report = try await StatusReport.load(from: database, nowMs: ReconciliationJob.wallClockMs())
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(.databaseFailed)
-        }
+        let report = try await global.context().status()
         if json {
             FileHandle.standardOutput.write(try report.json())
         } else {

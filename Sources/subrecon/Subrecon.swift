@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 
 /// subrecon: re-verifies stored App Store receipts with Apple and keeps subscriptions right.
 @main
@@ -19,7 +18,7 @@ struct Subrecon: AsyncParsableCommand {
             DbCommand.self, NotificationsCommand.self, AppleReportsCommand.self,
         ])
 
-    /// The contract's exit code for usage errors is 2; ArgumentParser's default is 64 (EX_USAGE).
+    /// Parses, runs the command, and ends the process as `exit(for:)` says when it throws.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -29,11 +28,7 @@ struct Subrecon: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
-            }
-            exit(withError: error)
+            exit(for: error)
         }
     }
 }

@@ -43,49 +43,14 @@ struct UserCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = global.makeLogger()
-        let job = try await verification.liveJob(global, logger: logger)
-        let database = job.store
-        do {
-            let users: [String]
-            if let otid = originalTransactionID {
-                users = try await database.users(holdingOriginalTransactionID: otid)
-                guard !users.isEmpty else {
-                    Console.error("no user holds original_transaction_id \(otid) (it appears in no verified receipt)")
-                    throw ExitCode(.configuration)
-                }
-            } else {
-                users = [userID!]
-            }
-            var reports: [UserReverification] = []
-            var exitCode: Int32 = 0
-            for user in users {
-                guard try await database.countReceipts(.user(user), nowMs: 0) > 0 else {
-                    Console.error(ConfigurationError.unknownUser(user).description)
-                    throw ExitCode(.configuration)
-                }
-                let before = try await database.subscriptions(ofUser: user)
-                let collector = UpdateCollector()
-                let summary = try await job.run(
-                    .init(kind: .user, selection: .user(user), dryRun: dryRun), observers: [collector])
-                let after = dryRun ? collector.projected(before: before) : try await database.subscriptions(ofUser: user)
-                reports.append(
-                    UserReverification(userID: user, dryRun: dryRun, items: collector.items, before: before, after: after))
-                if let problem = summary.stoppedBy { Console.error(problem.description) }
-                exitCode = max(exitCode, summary.exitCode)
-            }
-            if json {
-                Console.out(try UserReverification.json(reports) + "\n")
-            } else {
-                Console.out(reports.map(\.text).joined(separator: "\n"))
-            }
-            if exitCode != 0 { throw ExitCode(exitCode) }
-        } catch let error as StoreError {
-            Console.error(error.description)
-            throw ExitCode(.databaseFailed)
-        } catch let error as RunFailure {
-            Console.error(error.description)
-            throw ExitCode(error.exitCode)
+        let selection: CommandContext.UserSelection =
+            if let originalTransactionID { .originalTransactionID(originalTransactionID) } else { .userID(userID ?? "") }
+        let result = try await global.context().reverifyUsers(selection, dryRun: dryRun, flags: verification.flags)
+        if json {
+            Console.out(try UserReverification.json(result.reports) + "\n")
+        } else {
+            Console.out(result.reports.map(\.text).joined(separator: "\n"))
         }
+        try CommandEnded.with(result.exitStatus)
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Logging
 import SubRecon
 import SubReconAppStore
 import SubReconModel
@@ -71,41 +70,14 @@ struct VerificationOptions: ParsableArguments {
         }
     }
 
-    /// Resolves every setting; a configuration error ends the process with exit code 2 before
-    /// anything else happens.
-    var serverAPIFlags: ServerAPISettings.Flags {
-        ServerAPISettings.Flags(
-            keyFile: apiKeyFile, keyID: apiKeyID, issuerID: apiIssuerID, bundleID: bundleID, productionURL: apiURL,
-            sandboxURL: apiSandboxURL, rootCAFile: appleRootCAFile, rate: apiRate, appAppleID: appAppleID)
-    }
-
-    func settings(_ global: GlobalOptions, requireBothAPIs: Bool = false) throws -> Settings {
-        do {
-            let settings = try Settings.resolve(
-                environment: global.environment,
-                flags: Settings.Flags(
-                    databasePath: global.databasePath, sharedSecretFile: sharedSecretFile, productionURL: productionURL,
-                    sandboxURL: sandboxURL, concurrency: concurrency, products: products, caFile: caFile,
-                    requestTimeoutSeconds: requestTimeout, maxAttempts: maxAttempts, maxResponseBytes: maxResponseBytes,
-                    appleAPI: appleAPI, serverAPI: serverAPIFlags, requireBothAPIs: requireBothAPIs,
-                    databasePasswordFile: global.dbPasswordFile))
-            for warning in settings.warnings { Console.error("warning: " + warning) }
-            return settings
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(.configuration)
-        }
-    }
-
-    /// Settings, database and signal handling for a command that talks to Apple, in the order
-    /// the contract wants: a configuration error (exit 2) before anything else happens.
-    func liveJob(_ global: GlobalOptions, logger: Logger, claimTimeoutSeconds: Int? = nil) async throws -> ReconciliationJob {
-        let settings = try settings(global)
-        let database = try await global.openStore(settings.database, logger: logger, claimTimeoutSeconds: claimTimeoutSeconds)
-        let stopSignal = StopSignal()
-        stopSignal.installSignalHandlers()
-        return ReconciliationJob(
-            settings: settings, store: database, clock: { ReconciliationJob.wallClockMs() },
-            stopSignal: stopSignal, logger: logger)
+    /// The flags as the library's settings take them (the database flags come with the context).
+    var flags: Settings.Flags {
+        Settings.Flags(
+            sharedSecretFile: sharedSecretFile, productionURL: productionURL, sandboxURL: sandboxURL,
+            concurrency: concurrency, products: products, caFile: caFile, requestTimeoutSeconds: requestTimeout,
+            maxAttempts: maxAttempts, maxResponseBytes: maxResponseBytes, appleAPI: appleAPI,
+            serverAPI: ServerAPISettings.Flags(
+                keyFile: apiKeyFile, keyID: apiKeyID, issuerID: apiIssuerID, bundleID: bundleID, productionURL: apiURL,
+                sandboxURL: apiSandboxURL, rootCAFile: appleRootCAFile, rate: apiRate, appAppleID: appAppleID))
     }
 }

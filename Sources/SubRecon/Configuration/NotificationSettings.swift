@@ -20,23 +20,53 @@ public struct NotificationSettings: Sendable {
         self.products = products
     }
 
+    /// The flags naming what verifying needs, shared by every command that verifies signed data
+    /// (`notifications serve|import`, and `run`, `user`, `parity`, `notifications backfill` with
+    /// the Server API); nil or empty when not given.
+    public struct Flags: Sendable {
+        /// `--bundle-id`
+        public var bundleID: String?
+        /// `--apple-root-ca-file`
+        public var rootCAFile: String?
+        /// `--app-apple-id`
+        public var appAppleID: Int64?
+        /// `--product`, repeated
+        public var products: [String]
+
+        public init(bundleID: String? = nil, rootCAFile: String? = nil, appAppleID: Int64? = nil, products: [String] = []) {
+            self.bundleID = bundleID
+            self.rootCAFile = rootCAFile
+            self.appAppleID = appAppleID
+            self.products = products
+        }
+    }
+
     /// From SUBRECON_BUNDLE_ID, SUBRECON_APPLE_ROOT_CA_FILE, SUBRECON_APP_APPLE_ID and
     /// SUBRECON_PRODUCTS (flags first).
-    public static func resolve(
-        environment: [String: String], bundleIDFlag: String? = nil, rootCAFileFlag: String? = nil,
-        appAppleIDFlag: Int64? = nil, productsFlag: [String] = []
-    ) throws(ConfigurationError) -> NotificationSettings {
+    public static func resolve(environment: [String: String], flags: Flags = Flags()) throws(ConfigurationError)
+        -> NotificationSettings
+    {
         func value(_ flag: String?, _ variable: String) -> String? {
             (flag ?? Settings.nonEmpty(environment[variable]))?.trimmingCharacters(in: .whitespaces)
         }
-        guard let bundleID = value(bundleIDFlag, "SUBRECON_BUNDLE_ID"), !bundleID.isEmpty else {
+        guard let bundleID = value(flags.bundleID, "SUBRECON_BUNDLE_ID"), !bundleID.isEmpty else {
             throw .other(
                 "notifications need SUBRECON_BUNDLE_ID / --bundle-id (the app's bundle id: a notification for another app is refused)")
         }
         return NotificationSettings(
             bundleID: bundleID,
-            verifier: try ServerAPISettings.rootVerifier(file: value(rootCAFileFlag, "SUBRECON_APPLE_ROOT_CA_FILE")),
-            appAppleID: try ServerAPISettings.appAppleID(flag: appAppleIDFlag, environment: environment),
-            products: Settings.products(flags: productsFlag, environment: environment))
+            verifier: try ServerAPISettings.rootVerifier(file: value(flags.rootCAFile, "SUBRECON_APPLE_ROOT_CA_FILE")),
+            appAppleID: try ServerAPISettings.appAppleID(flag: flags.appAppleID, environment: environment),
+            products: Settings.products(flags: flags.products, environment: environment))
+    }
+}
+
+extension Settings {
+    /// What verifying notifications needs, as the Server API settings already resolved it (the
+    /// same bundle ID, roots, app ID and products); nil without the Server API.
+    public var notifications: NotificationSettings? {
+        serverAPI.map {
+            NotificationSettings(bundleID: $0.bundleID, verifier: $0.verifier, appAppleID: $0.appAppleID, products: products)
+        }
     }
 }

@@ -1,0 +1,55 @@
+import Logging
+import SubRecon
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
+
+/// Why `notifications serve` ended other than by SIGTERM or SIGINT (exit 1): the address could
+/// not be bound, or the server failed after it listened.
+public struct NotificationsServeFailure: OperatorFacingError {
+    public var message: String
+
+    public var exitStatus: ExitStatus { .incomplete }
+    public var description: String { message }
+}
+
+extension CommandContext {
+    /// `subrecon notifications serve`: verifies the settings (exit 2 before the database is
+    /// touched), opens the store for a server Apple waits on, prints the URL it listens on (one
+    /// line, the port when 0 picked one) and serves until SIGTERM or SIGINT.
+    public func serveNotifications(_ configuration: NotificationReceiverConfiguration, flags: NotificationSettings.Flags)
+        async throws
+    {
+        let settings = try NotificationSettings.resolve(environment: environment, flags: flags)
+        // Apple waits a few seconds at most: an unreachable PostgreSQL answers 503 (Apple
+        // retries, the daily backfill recovers) after this, not after the nightly run's 120 s.
+        var storeEnvironment = environment
+        if storeEnvironment["SUBRECON_DB_RETRY_SECONDS"] == nil { storeEnvironment["SUBRECON_DB_RETRY_SECONDS"] = "5" }
+        let store = try await openStore(environment: storeEnvironment, latencyBound: true)
+        let intake = NotificationProcessor.live(store: store, settings: settings, logger: logger)
+        let server = NotificationReceiverServer(configuration: configuration, intake: intake, logger: logger)
+        var failure: (any Error)?
+        var listened = false
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await server.run() }
+                // The one line scripts read (the port, when --port 0 picked one).
+                if let url = await server.listeningURL() {
+                    listened = true
+                    output.out(url + "\n")
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            failure = error
+        }
+        await store.close()
+        if let failure {
+            throw NotificationsServeFailure(
+                message: listened
+                    ? "notifications serve stopped: \(failure)"
+                    : "cannot listen on \(configuration.host):\(configuration.port): \(failure)")
+        }
+        logger.notice("notifications serve stopped", source: Self.logSource)
+    }
+}

@@ -1,0 +1,27 @@
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
+
+extension CommandContext {
+    /// What `subrecon import` did.
+    public struct ReceiptImportResult: Sendable {
+        public var summary: ImportSummary
+        /// Notifications that were waiting for these receipts, now applied.
+        public var linked: Int
+    }
+
+    /// `subrecon import FILE|-`: every row checked, then all stored or none; notifications that
+    /// were waiting for the new receipts are linked (when notifications are configured).
+    /// - Parameter appleAPIFlag: `--apple-api`; server-api accepts rows with only a transaction_id.
+    public func importReceipts(file: String, format: ImportFormat?, appleAPIFlag: String?) async throws -> ReceiptImportResult {
+        let api = try ServerAPISettings.api(environment: environment, flag: appleAPIFlag)
+        let store = try await openStore()
+        let summary = try await ReceiptImporter(store: store, acceptsTransactionIDOnly: api == .serverAPI)
+            .importFile(path: file, format: format, nowMs: clock())
+        var linked = 0
+        if summary.imported > 0 {
+            linked = await NotificationProcessor.linkAfterImport(store: store, environment: environment, logger: logger)
+        }
+        return ReceiptImportResult(summary: summary, linked: linked)
+    }
+}

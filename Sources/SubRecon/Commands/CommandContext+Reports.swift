@@ -1,0 +1,85 @@
+import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
+
+extension CommandContext {
+    /// The flags of `subrecon report`, as given; nil when not given.
+    public struct ReportFlags: Sendable {
+        public var runID: Int64?
+        public var since: String?
+        public var until: String?
+        public var within: String?
+        public var by: String?
+        public var environment: String?
+        public var toleranceDays: Int?
+
+        public init(
+            runID: Int64? = nil, since: String? = nil, until: String? = nil, within: String? = nil, by: String? = nil,
+            environment: String? = nil, toleranceDays: Int? = nil
+        ) {
+            self.runID = runID
+            self.since = since
+            self.until = until
+            self.within = within
+            self.by = by
+            self.environment = environment
+            self.toleranceDays = toleranceDays
+        }
+    }
+
+    /// `subrecon report KIND`: the report to `outputPath` (written atomically) or to standard
+    /// output. The flags are checked before the database is opened, so a usage error creates or
+    /// migrates nothing. For apple-parity, returns the outcome, whose summary the command shows.
+    public func report(_ kind: ReportKind, flags: ReportFlags, outputPath: String?) async throws -> AppleParityOutcome? {
+        let options: ReportOptions
+        do {
+            options = try ReportOptions.parse(
+                kind: kind, runID: flags.runID, since: flags.since, until: flags.until, within: flags.within, by: flags.by,
+                environment: flags.environment, toleranceDays: flags.toleranceDays, nowMs: clock())
+        } catch {
+            // Whatever the flags got wrong is a usage error.
+            throw ConfigurationError.other(error.description)
+        }
+        if kind == .dashboard, outputPath == nil {
+            throw ConfigurationError.other(
+                "the dashboard is one HTML file: give --output FILE.html (e.g. subrecon report dashboard --output dashboard.html)")
+        }
+        let store = try await openStore()
+        let exporter = ReportExporter(store: store)
+        let standardOutput = output.standardOutput
+        if kind == .appleParity {
+            var outcome: AppleParityOutcome?
+            if let outputPath {
+                try await AtomicFile.write(to: outputPath) { handle in
+                    outcome = try await exporter.exportAppleParity(options: options) { handle.write($0) }
+                }
+            } else {
+                outcome = try await exporter.exportAppleParity(options: options) { standardOutput.write($0) }
+            }
+            await store.close()
+            return outcome
+        } else if kind == .dashboard, let outputPath {
+            try await AtomicFile.write(to: outputPath) { handle in
+                try await exporter.exportDashboard(options: options) { handle.write($0) }
+            }
+        } else if let outputPath {
+            try await AtomicFile.write(to: outputPath) { handle in
+                try await exporter.export(kind, options: options) { handle.write($0) }
+            }
+        } else {
+            try await exporter.export(kind, options: options) { standardOutput.write($0) }
+        }
+        return nil
+    }
+
+    /// `subrecon status`: the operator's one screen, read in one snapshot (never calls Apple).
+    public func status() async throws -> StatusReport {
+        let store = try await openStore()
+        do {
+            return try await StatusReport.load(from: store, nowMs: clock())
+        } catch {
+            throw DatabaseFailure(error)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
+
+extension CommandContext {
+    /// Whose receipts `subrecon user` verifies again.
+    public enum UserSelection: Sendable {
+        /// The app's user id, as imported.
+        case userID(String)
+        /// Every user holding Apple's original_transaction_id in a verified receipt.
+        case originalTransactionID(String)
+    }
+
+    /// What `subrecon user` found: one report per user, and the command's exit status (the
+    /// worst of its runs').
+    public struct UserResult: Sendable {
+        public var reports: [UserReverification]
+        public var exitStatus: ExitStatus
+    }
+
+    /// `subrecon user`: verifies every receipt of the selected user(s) now, as a run of kind
+    /// `user` (no due policy, no run lock), and shows their subscriptions before and after; in a
+    /// dry run the "after" is the stored rows with the would-be writes laid over. A run Apple
+    /// stopped says why on the console as it happens.
+    public func reverifyUsers(_ selection: UserSelection, dryRun: Bool, flags: Settings.Flags) async throws -> UserResult {
+        let job = try await reconciliationJob(flags)
+        let store = job.store
+        do {
+            let users: [String]
+            switch selection {
+            case .originalTransactionID(let otid):
+                users = try await store.users(holdingOriginalTransactionID: otid)
+                guard !users.isEmpty else {
+                    throw ConfigurationError.other(
+                        "no user holds original_transaction_id \(otid) (it appears in no verified receipt)")
+                }
+            case .userID(let user):
+                users = [user]
+            }
+            var result = UserResult(reports: [], exitStatus: .success)
+            for user in users {
+                guard try await store.countReceipts(.user(user), nowMs: 0) > 0 else {
+                    throw ConfigurationError.unknownUser(user)
+                }
+                let before = try await store.subscriptions(ofUser: user)
+                let collector = UpdateCollector()
+                let summary = try await job.run(
+                    .init(kind: .user, selection: .user(user), dryRun: dryRun), observers: [collector])
+                let after = dryRun ? collector.projected(before: before) : try await store.subscriptions(ofUser: user)
+                result.reports.append(
+                    UserReverification(userID: user, dryRun: dryRun, items: collector.items, before: before, after: after))
+                if let problem = summary.stoppedBy { output.message(problem.description) }
+                if summary.exitStatus.rawValue > result.exitStatus.rawValue { result.exitStatus = summary.exitStatus }
+            }
+            return result
+        } catch let error as StoreError {
+            throw DatabaseFailure(error)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
+
+/// What every command starts from: the process environment, the database flags every command
+/// takes (`--db`, `--db-password-file`), the logger and the console. Each command's entry point
+/// is a method of this (one file each); it resolves the settings it needs, opens the store and
+/// throws only `OperatorFacingError`s, in the order the contract wants (a configuration error,
+/// exit 2, before anything is touched).
+public struct CommandContext: Sendable {
+    public var environment: [String: String]
+    /// `--db`: a SQLite file or a PostgreSQL URL (else SUBRECON_DB).
+    public var databaseFlag: String?
+    /// `--db-password-file` (else SUBRECON_DB_PASSWORD_FILE).
+    public var databasePasswordFileFlag: String?
+    public var logger: Logger
+    public var output: CommandOutput
+
+    public init(
+        environment: [String: String], databaseFlag: String?, databasePasswordFileFlag: String?, logger: Logger,
+        output: CommandOutput
+    ) {
+        self.environment = environment
+        self.databaseFlag = databaseFlag
+        self.databasePasswordFileFlag = databasePasswordFileFlag
+        self.logger = logger
+        self.output = output
+    }
+
+    /// The source of a command's own log lines: the executable's, where they were written before
+    /// the commands' work moved into the library, so the logs read as they always have.
+    public static let logSource = "subrecon"
+
+    /// The wall clock every command runs on.
+    var clock: @Sendable () -> Int64 { { ReconciliationJob.wallClockMs() } }
+
+    /// Each database of `texts` (nil: the one --db / SUBRECON_DB names), the password file applying
+    /// to whichever is PostgreSQL (`db copy SOURCE TARGET`); each warning shows once.
+    public func databases(named texts: [String?]) throws(ConfigurationError) -> [DatabaseLocation] {
+        var warnings: [String] = []
+        var locations: [DatabaseLocation] = []
+        for text in texts {
+            locations.append(
+                try Settings.database(
+                    environment: environment, flag: text ?? databaseFlag, passwordFileFlag: databasePasswordFileFlag,
+                    warnings: &warnings))
+        }
+        for (index, warning) in warnings.enumerated() where !warnings[..<index].contains(warning) {
+            output.warning(warning)
+        }
+        return locations
+    }
+
+    /// Opens `location` (the one `Settings` resolved, when the command has them, so their warnings
+    /// show once), else the one the flags name: a SQLite file, or a PostgreSQL URL. Throws
+    /// `ConfigurationError` or `StoreOpenFailure`.
+    public func openStore(
+        _ location: DatabaseLocation? = nil, claimTimeoutSeconds: Int? = nil, environment: [String: String]? = nil,
+        latencyBound: Bool = false
+    ) async throws -> any SubscriptionStore {
+        let location = try location ?? databases(named: [nil])[0]
+        return try await StoreOpener.open(
+            location, environment: environment ?? self.environment, claimTimeoutSeconds: claimTimeoutSeconds,
+            latencyBound: latencyBound, logger: logger)
+    }
+
+    /// The settings of a command that talks to Apple, the database flags included; their
+    /// warnings go to the console.
+    public func settings(_ flags: Settings.Flags) throws(ConfigurationError) -> Settings {
+        var flags = flags
+        flags.databasePath = databaseFlag
+        flags.databasePasswordFile = databasePasswordFileFlag
+        let settings = try Settings.resolve(environment: environment, flags: flags)
+        for warning in settings.warnings { output.warning(warning) }
+        return settings
+    }
+
+    /// Settings, database and signal handling for a command that talks to Apple, in the order
+    /// the contract wants: a configuration error (exit 2) before anything else happens.
+    func reconciliationJob(_ flags: Settings.Flags, claimTimeoutSeconds: Int? = nil) async throws -> ReconciliationJob {
+        let settings = try settings(flags)
+        let store = try await openStore(settings.database, claimTimeoutSeconds: claimTimeoutSeconds)
+        let stopSignal = StopSignal()
+        stopSignal.installSignalHandlers()
+        return ReconciliationJob(settings: settings, store: store, clock: clock, stopSignal: stopSignal, logger: logger)
+    }
+}

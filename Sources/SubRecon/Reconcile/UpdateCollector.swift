@@ -1,0 +1,25 @@
+import Foundation
+import SubReconAppStore
+import SubReconModel
+import SubReconStore
+
+/// Gathers a run's updates (they arrive on the run's task) for `user`'s before/after tables.
+final class UpdateCollector: RunObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var updates: [ReceiptUpdate] = []
+
+    func receiptFinished(_ update: ReceiptUpdate) {
+        lock.withLock { updates.append(update) }
+    }
+
+    var items: [RunItem] { lock.withLock { updates.map(\.runItem) } }
+
+    /// In a dry run nothing is written: the "after" table is the stored rows with the would-be writes laid over.
+    func projected(before: [StoredSubscription]) -> [StoredSubscription] {
+        var byID = Dictionary(before.map { ($0.originalTransactionID, $0) }, uniquingKeysWith: { a, _ in a })
+        for update in lock.withLock({ updates }) {
+            for row in update.subscriptions { byID[row.originalTransactionID] = row }
+        }
+        return byID.values.sorted { $0.originalTransactionID < $1.originalTransactionID }
+    }
+}
