@@ -40,11 +40,3 @@ extension Subrecon {
         exit(withError: ExitCode(status.rawValue))
     }
 }
-
-extension ExitCode {
-    /// The contract's exit status, by name rather than number (`subrecon simulator`, until its
-    /// setup moves into the library too).
-    init(_ status: ExitStatus) {
-        self.init(status.rawValue)
-    }
-}

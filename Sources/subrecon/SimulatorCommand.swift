@@ -1,13 +1,6 @@
 import AppStoreSimulator
 import ArgumentParser
-import Crypto
-import Foundation
-import SubRecon
-import SubReconAppStore
 import SubReconDemo
-import SubReconHTTP
-import SubReconModel
-import SubReconStore
 
 /// `subrecon simulator`: the fake App Store (verifyReceipt and the Server API) on its own.
 struct SimulatorCommand: AsyncParsableCommand {
@@ -100,109 +93,22 @@ struct SimulatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var secret: String?
-        if let sharedSecretFile {
-            guard let text = try? String(contentsOfFile: sharedSecretFile, encoding: .utf8),
-                let line = text.split(separator: "\n").first, !line.isEmpty
-            else {
-                Console.error("cannot read a secret from \(sharedSecretFile)")
-                throw ExitCode(.configuration)
-            }
-            secret = line.trimmingCharacters(in: .whitespaces)
-        }
-        var options = SimulatorOptions(
-            sharedSecret: secret, latency: .milliseconds(latencyMs), historyPageSize: historyPageSize,
-            apiRateLimit: apiRateLimit, registersVerifiedReceipts: registerVerifiedReceipts,
-            salesReports: SalesReportOptions(vendorNumber: vendorNumber), notificationURL: notifyURL)
-        if let apiKeyFile {
-            options.apiPublicKey = try Self.publicKey(of: apiKeyFile, kind: "an In-App Purchase key")
-            options.apiKeyID = apiKeyID
-            options.apiIssuerID = apiIssuerID
-        }
-        if let ascKeyFile {
-            options.salesReports.ascPublicKey = try Self.publicKey(of: ascKeyFile, kind: "a team App Store Connect API key")
-        }
-        let simulator = AppStoreSimulator(options: options)
-        if let writeRootCA {
-            do {
-                try simulator.rootCertificatePEM.write(toFile: writeRootCA, atomically: true, encoding: .utf8)
-            } catch {
-                Console.error("cannot write the root certificate to \(writeRootCA): \(error)")
-                throw ExitCode(.cannotCreateOutput)
-            }
-        }
-        let actual = try await simulator.start(port: port)
-        // One "now" for both files, so the notifications are about the very accounts in the receipts.
-        let sampleNowMs = ReconciliationJob.wallClockMs()
-        let samples = DemoRun.sampleSubscribers(nowMs: sampleNowMs).map(\.subscriber)
-        let registersSamples = writeSampleReceipts != nil || writeNotifications != nil || notifyURL != nil
-        if registersSamples {
-            simulator.register(samples)
-        }
-        if let writeSampleReceipts {
-            try DemoRun.sampleReceiptsCSV(nowMs: sampleNowMs).write(toFile: writeSampleReceipts, atomically: true, encoding: .utf8)
-        }
-        if writeNotifications != nil || notifyURL != nil {
-            // Everything since each subscription began: older than the history's 180 days too.
-            let notifications = simulator.notifications(
-                for: samples, afterMs: 0, throughMs: sampleNowMs, sendAttempt: notifyURL == nil ? .success : nil)
-            if let notifyURL { await Self.deliver(notifications, to: notifyURL, simulator: simulator) }
-            guard let writeNotifications else { return try await serve(simulator, port: actual, samples: samples) }
-            do {
-                try notifications.map { $0.body + "\n" }.joined()
-                    .write(toFile: writeNotifications, atomically: true, encoding: .utf8)
-            } catch {
-                Console.error("cannot write the notifications to \(writeNotifications): \(error)")
-                throw ExitCode(.cannotCreateOutput)
-            }
-        }
-        try await serve(simulator, port: actual, samples: registersSamples ? samples : [])
-    }
-
-    /// The public half of the `.p8` at `path`; a configuration error (exit 2) naming it otherwise.
-    private static func publicKey(of path: String, kind: String) throws -> P256.Signing.PublicKey {
-        guard let pem = try? String(contentsOfFile: path, encoding: .utf8),
-            let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
-        else {
-            Console.error("cannot read \(kind) (PKCS#8 P-256 PEM) from \(path)")
-            throw ExitCode(.configuration)
-        }
-        return key.publicKey
-    }
-
-    /// Prints where everything is served (and, with sample accounts, ids of the first to ask
-    /// about), then serves until cancelled.
-    private func serve(_ simulator: AppStoreSimulator, port actual: UInt16, samples: [SimulatedSubscriber]) async throws {
-        var sample = ""
-        if let first = samples.first {
-            sample = "  Sample account \(first.id): transaction \(first.transactionID()), order \(first.orderID())\n"
-        }
-        Console.out(
-            "App Store simulator on 127.0.0.1:\(actual)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n"
-                + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n"
-                + "  Sales reports: \(simulator.salesReportsURL) (SUBRECON_ASC_URL \(simulator.appStoreConnectBaseURL), vendor \(vendorNumber))\n"
-                + sample)
-        while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
-    }
-
-    /// POSTs each notification to the simulator's notification URL as Apple does, and records
-    /// each attempt's result in the simulator's notification history (what `notifications
-    /// backfill` then sees). One attempt each: a receiver that refused one finds it in the history.
-    static func deliver(_ notifications: [SimulatedNotification], to url: String, simulator: AppStoreSimulator) async {
-        // The receiver may still be starting (it reads the root this simulator just wrote): wait
-        // up to a minute for it to answer anything at all.
-        let probe = CurlTransport(maxConnections: 1)
-        for _ in 0..<120 {
-            if (try? await probe.send(HTTPRequest(url: url, method: "GET", timeout: .seconds(2)))) != nil { break }
-            try? await Task.sleep(for: .milliseconds(500))
-        }
-        probe.shutdown()
-        var results: [String: Int] = [:]
-        for notification in notifications {
-            let result = await simulator.deliver(notification)
-            results[result?.rawValue ?? "not sent", default: 0] += 1
-        }
-        let summary = results.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }
-        Console.out("delivered \(notifications.count) notification(s) to \(url): \(summary.joined(separator: ", "))\n")
+        var request = StandaloneSimulator.Request()
+        request.port = port
+        request.latencyMs = latencyMs
+        request.sharedSecretFile = sharedSecretFile
+        request.writeSampleReceipts = writeSampleReceipts
+        request.writeNotifications = writeNotifications
+        request.writeRootCA = writeRootCA
+        request.apiKeyFile = apiKeyFile
+        request.apiKeyID = apiKeyID
+        request.apiIssuerID = apiIssuerID
+        request.ascKeyFile = ascKeyFile
+        request.vendorNumber = vendorNumber
+        request.apiRateLimit = apiRateLimit
+        request.notificationURL = notifyURL
+        request.historyPageSize = historyPageSize
+        request.registersVerifiedReceipts = registerVerifiedReceipts
+        try await StandaloneSimulator.serve(request, output: Console.output)
     }
 }

@@ -1,0 +1,155 @@
+import AppStoreSimulator
+import Crypto
+import Foundation
+import SubRecon
+import SubReconHTTP
+import SubReconModel
+
+/// `subrecon simulator` could not start as asked: a file it was given cannot be read (exit 2) or
+/// one it was asked to write cannot be written (exit 73).
+public struct SimulatorSetupFailure: OperatorFacingError {
+    public var message: String
+    public var exitStatus: ExitStatus
+
+    public var description: String { message }
+}
+
+/// `subrecon simulator`: the fake App Store on its own, with the demo's sample accounts when
+/// asked for their receipts or notifications.
+public enum StandaloneSimulator {
+    /// What the command asks for, as given.
+    public struct Request: Sendable {
+        /// On 127.0.0.1; 0 for a free one.
+        public var port: UInt16 = 0
+        public var latencyMs = 0
+        /// A file whose first line is the shared secret expected (default: any is accepted).
+        public var sharedSecretFile: String?
+        public var writeSampleReceipts: String?
+        public var writeNotifications: String?
+        public var writeRootCA: String?
+        /// An In-App Purchase key (.p8) whose JWTs alone are accepted, with the key id and issuer
+        /// they must then carry (when given).
+        public var apiKeyFile: String?
+        public var apiKeyID: String?
+        public var apiIssuerID: String?
+        /// A team App Store Connect API key (.p8) whose JWTs alone may read sales reports.
+        public var ascKeyFile: String?
+        public var vendorNumber = SalesReportOptions.defaultVendorNumber
+        public var apiRateLimit: Double?
+        /// The app's notification URL: the sample accounts' notifications are POSTed there.
+        public var notificationURL: String?
+        public var historyPageSize = 20
+        public var registersVerifiedReceipts = true
+
+        public init() {}
+    }
+
+    /// Starts the simulator, writes what was asked for, delivers the sample notifications (one
+    /// line saying how each was answered), prints where everything is served, and serves until
+    /// cancelled.
+    public static func serve(_ request: Request, output: CommandOutput) async throws {
+        var secret: String?
+        if let path = request.sharedSecretFile {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                let line = text.split(separator: "\n").first, !line.isEmpty
+            else {
+                throw SimulatorSetupFailure(message: "cannot read a secret from \(path)", exitStatus: .configuration)
+            }
+            secret = line.trimmingCharacters(in: .whitespaces)
+        }
+        var options = SimulatorOptions(
+            sharedSecret: secret, latency: .milliseconds(request.latencyMs), historyPageSize: request.historyPageSize,
+            apiRateLimit: request.apiRateLimit, registersVerifiedReceipts: request.registersVerifiedReceipts,
+            salesReports: SalesReportOptions(vendorNumber: request.vendorNumber), notificationURL: request.notificationURL)
+        if let apiKeyFile = request.apiKeyFile {
+            options.apiPublicKey = try publicKey(of: apiKeyFile, kind: "an In-App Purchase key")
+            options.apiKeyID = request.apiKeyID
+            options.apiIssuerID = request.apiIssuerID
+        }
+        if let ascKeyFile = request.ascKeyFile {
+            options.salesReports.ascPublicKey = try publicKey(of: ascKeyFile, kind: "a team App Store Connect API key")
+        }
+        let simulator = AppStoreSimulator(options: options)
+        if let path = request.writeRootCA {
+            do {
+                try simulator.rootCertificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw SimulatorSetupFailure(
+                    message: "cannot write the root certificate to \(path): \(error)", exitStatus: .cannotCreateOutput)
+            }
+        }
+        let port = try await simulator.start(port: request.port)
+        // One "now" for both files, so the notifications are about the very accounts in the receipts.
+        let sampleNowMs = ReconciliationJob.wallClockMs()
+        let samples = DemoRun.sampleSubscribers(nowMs: sampleNowMs).map(\.subscriber)
+        let registersSamples =
+            request.writeSampleReceipts != nil || request.writeNotifications != nil || request.notificationURL != nil
+        if registersSamples {
+            simulator.register(samples)
+        }
+        if let path = request.writeSampleReceipts {
+            try DemoRun.sampleReceiptsCSV(nowMs: sampleNowMs).write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        if request.writeNotifications != nil || request.notificationURL != nil {
+            // Everything since each subscription began: older than the history's 180 days too.
+            let notifications = simulator.notifications(
+                for: samples, afterMs: 0, throughMs: sampleNowMs, sendAttempt: request.notificationURL == nil ? .success : nil)
+            if let url = request.notificationURL {
+                output.out(await deliver(notifications, to: url, simulator: simulator) + "\n")
+            }
+            if let path = request.writeNotifications {
+                do {
+                    try notifications.map { $0.body + "\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
+                } catch {
+                    throw SimulatorSetupFailure(
+                        message: "cannot write the notifications to \(path): \(error)", exitStatus: .cannotCreateOutput)
+                }
+            }
+        }
+        var sample = ""
+        if registersSamples, let first = samples.first {
+            sample = "  Sample account \(first.id): transaction \(first.transactionID()), order \(first.orderID())\n"
+        }
+        output.out(
+            "App Store simulator on 127.0.0.1:\(port)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n"
+                + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n"
+                + "  Sales reports: \(simulator.salesReportsURL) (SUBRECON_ASC_URL \(simulator.appStoreConnectBaseURL), vendor \(request.vendorNumber))\n"
+                + sample)
+        while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
+    }
+
+    /// The public half of the `.p8` at `path`; a configuration error (exit 2) naming it otherwise.
+    static func publicKey(of path: String, kind: String) throws(SimulatorSetupFailure) -> P256.Signing.PublicKey {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8),
+            let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
+        else {
+            throw SimulatorSetupFailure(
+                message: "cannot read \(kind) (PKCS#8 P-256 PEM) from \(path)", exitStatus: .configuration)
+        }
+        return key.publicKey
+    }
+
+    /// POSTs each notification to the app's notification URL as Apple does, and records each
+    /// attempt's result in the simulator's notification history (what `notifications backfill`
+    /// then sees). One attempt each: a receiver that refused one finds it in the history.
+    /// Returns the line that says how they were answered.
+    public static func deliver(_ notifications: [SimulatedNotification], to url: String, simulator: AppStoreSimulator) async
+        -> String
+    {
+        // The receiver may still be starting (it reads the root this simulator just wrote): wait
+        // up to a minute for it to answer anything at all.
+        let probe = CurlTransport(maxConnections: 1)
+        for _ in 0..<120 {
+            if (try? await probe.send(HTTPRequest(url: url, method: "GET", timeout: .seconds(2)))) != nil { break }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        probe.shutdown()
+        var results: [String: Int] = [:]
+        for notification in notifications {
+            let result = await simulator.deliver(notification)
+            results[result?.rawValue ?? "not sent", default: 0] += 1
+        }
+        let summary = results.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }
+        return "delivered \(notifications.count) notification(s) to \(url): \(summary.joined(separator: ", "))"
+    }
+}
