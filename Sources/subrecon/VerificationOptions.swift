@@ -19,9 +19,6 @@ struct VerificationOptions: ParsableArguments {
     @Option(help: "verifyReceipt requests in flight at most, 1-1024 (SUBRECON_CONCURRENCY; default 32).")
     var concurrency: Int?
 
-    @Option(name: .customLong("product"), help: "A product ID to reconcile; repeat for each product of the group (SUBRECON_PRODUCTS).")
-    var products: [String] = []
-
     @Option(help: "Extra CA bundle (PEM) for a private verifyReceipt-compatible endpoint (SUBRECON_CA_FILE).")
     var caFile: String?
 
@@ -46,23 +43,16 @@ struct VerificationOptions: ParsableArguments {
     @Option(help: "The issuer ID from App Store Connect (SUBRECON_API_ISSUER_ID).")
     var apiIssuerID: String?
 
-    @Option(help: "The app's bundle ID; signed data for any other app is refused (SUBRECON_BUNDLE_ID).")
-    var bundleID: String?
-
     @Option(help: "App Store Server API production base URL (SUBRECON_API_URL).")
     var apiURL: String?
 
     @Option(help: "App Store Server API sandbox base URL (SUBRECON_API_SANDBOX_URL).")
     var apiSandboxURL: String?
 
-    @Option(help: "PEM root certificate(s) signed data must chain to (SUBRECON_APPLE_ROOT_CA_FILE; default Apple Root CA - G3).")
-    var appleRootCAFile: String?
-
     @Option(help: "Server API requests per second at most, 0 = no limit (SUBRECON_API_RATE; default 40).")
     var apiRate: Double?
 
-    @Option(help: "The app's Apple ID, checked on production answers when set (SUBRECON_APP_APPLE_ID).")
-    var appAppleID: Int64?
+    @OptionGroup var app: AppOptions<SignedAnswers>
 
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) {
@@ -74,10 +64,10 @@ struct VerificationOptions: ParsableArguments {
     var flags: Settings.Flags {
         Settings.Flags(
             sharedSecretFile: sharedSecretFile, productionURL: productionURL, sandboxURL: sandboxURL,
-            concurrency: concurrency, products: products, caFile: caFile, requestTimeoutSeconds: requestTimeout,
+            concurrency: concurrency, products: app.products, caFile: caFile, requestTimeoutSeconds: requestTimeout,
             maxAttempts: maxAttempts, maxResponseBytes: maxResponseBytes, appleAPI: appleAPI,
             serverAPI: ServerAPISettings.Flags(
-                keyFile: apiKeyFile, keyID: apiKeyID, issuerID: apiIssuerID, bundleID: bundleID, productionURL: apiURL,
-                sandboxURL: apiSandboxURL, rootCAFile: appleRootCAFile, rate: apiRate, appAppleID: appAppleID))
+                keyFile: apiKeyFile, keyID: apiKeyID, issuerID: apiIssuerID, bundleID: app.bundleID, productionURL: apiURL,
+                sandboxURL: apiSandboxURL, rootCAFile: app.appleRootCAFile, rate: apiRate, appAppleID: app.appAppleID))
     }
 }
