@@ -33,7 +33,7 @@ public final class NotificationReceiverServer: Sendable {
     ///   last-received gauge (tests pass a fixed clock).
     public init(
         configuration: NotificationReceiverConfiguration, intake: any NotificationIntake, logger: Logger,
-        wallClockMs: @escaping @Sendable () -> Int64 = { ReconciliationJob.wallClockMs() }
+        wallClockMs: @escaping @Sendable () -> Int64 = { LiveWiring.wallClockMs() }
     ) {
         self.configuration = configuration
         let metrics = NotificationReceiverMetrics()

@@ -67,7 +67,7 @@ public struct DemoRun: Sendable {
         _ = try await simulator.start()
         defer { Task { await simulator.stop() } }
 
-        let nowMs = ReconciliationJob.wallClockMs()
+        let nowMs = LiveWiring.wallClockMs()
         // The Server API is asked by transaction id: tell it about the sample accounts (a real
         // App Store knows them already).
         simulator.register(Self.sampleSubscribers(nowMs: nowMs).map(\.subscriber))
@@ -115,8 +115,8 @@ public struct DemoRun: Sendable {
             endpoints: VerifyReceiptEndpoints(production: simulator.productionURL, sandbox: simulator.sandboxURL),
             concurrency: 8, products: Set(SimulatedProducts.subscriptionProductIDs), requestTimeout: .seconds(10),
             caFile: nil, warnings: [], appleAPI: appleAPI, serverAPI: serverAPI)
-        let job = ReconciliationJob(
-            settings: settings, store: database, clock: { ReconciliationJob.wallClockMs() }, logger: logger)
+        let job = LiveWiring(
+            settings: settings, store: database, clock: { LiveWiring.wallClockMs() }, logger: logger)
         let summary = try await job.run(ReconciliationRun.Options(kind: .nightly, selection: .due))
 
         var notification: String?
@@ -129,7 +129,7 @@ public struct DemoRun: Sendable {
                     bundleID: SimulatedProducts.bundleID, verifier: try SignedDataVerifier(rootPEM: simulator.rootCertificatePEM),
                     products: Set(SimulatedProducts.subscriptionProductIDs)),
                 reconciler: ReceiptReconciler(products: Set(SimulatedProducts.subscriptionProductIDs), duePolicy: .notified),
-                clock: { ReconciliationJob.wallClockMs() }, logger: logger)
+                clock: { LiveWiring.wallClockMs() }, logger: logger)
             let before = try await database.subscriptions(ofUser: Self.refundUser).first?.status
             let status = try await deliver(refund.bodyBytes, processor)
             let after = try await database.subscriptions(ofUser: Self.refundUser).first?.status
@@ -148,7 +148,7 @@ public struct DemoRun: Sendable {
         var report = Data()
         let exporter = ReportExporter(store: database)
         try await exporter.export(.subscriptions) { report.append($0) }
-        let reportNow = ReconciliationJob.wallClockMs()
+        let reportNow = LiveWiring.wallClockMs()
         let dashboardPath = folder + "/dashboard.html"
         try await AtomicFile.write(to: dashboardPath) { handle in
             try await exporter.exportDashboard(options: ReportOptions(nowMs: reportNow)) { handle.write($0) }
@@ -177,7 +177,7 @@ public struct DemoRun: Sendable {
             baseURL: baseURL, vendorNumber: vendor, tokens: BearerTokenProvider(teamKey: key), transport: transport, logger: logger)
         let window = try AppleReportWindow.parse(since: nil, until: nil, nowMs: nowMs)
         let fetched = try await AppleReportFetcher(
-            store: database, client: client, vendorNumber: vendor, clock: { ReconciliationJob.wallClockMs() }, logger: logger
+            store: database, client: client, vendorNumber: vendor, clock: { LiveWiring.wallClockMs() }, logger: logger
         ).fetch(window)
         var options = ReportOptions(nowMs: nowMs)
         options.paritySince = window.since

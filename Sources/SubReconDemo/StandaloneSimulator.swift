@@ -80,7 +80,7 @@ public enum StandaloneSimulator {
         }
         let port = try await simulator.start(port: request.port)
         // One "now" for both files, so the notifications are about the very accounts in the receipts.
-        let sampleNowMs = ReconciliationJob.wallClockMs()
+        let sampleNowMs = LiveWiring.wallClockMs()
         let samples = DemoRun.sampleSubscribers(nowMs: sampleNowMs).map(\.subscriber)
         let registersSamples =
             request.writeSampleReceipts != nil || request.writeNotifications != nil || request.notificationURL != nil

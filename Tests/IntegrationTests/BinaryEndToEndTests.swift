@@ -34,7 +34,7 @@ import Testing
         defer { Task { await world.close() } }
         let file = try writeImport(world, [.active, .gracePeriod, .expired])
         // The binary runs on the wall clock; the simulator answers on the same wall clock here.
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
 
         let imported = try await SubreconBinary.run(["import", file], environment: environment(world))
         #expect(imported.exitCode == 0, "\(imported.stderr)")
@@ -103,7 +103,7 @@ import Testing
     @Test func userCommandPrintsBeforeAndAfter() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         let file = try writeImport(world, [.refunded])
         _ = try await SubreconBinary.run(["import", file], environment: environment(world))
 

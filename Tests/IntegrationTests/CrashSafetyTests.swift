@@ -13,7 +13,7 @@ import Testing
     static let receipts = 120
 
     func prepare(_ world: TestWorld) async throws -> [String: String] {
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         let scenarios = SimulatedScenario.allCases
         let rows = (0..<Self.receipts).map { i in
             ImportRow(
@@ -62,7 +62,7 @@ import Testing
             ImportRow(line: i + 2, userID: "u\(i)", receiptData: world.receipt(SimulatedScenario.allCases[i % SimulatedScenario.allCases.count], id: Int64(i + 1)))
         }
         try await reference.importReceipts(original, nowMs: world.clock.nowMs)
-        let job = ReconciliationJob(
+        let job = LiveWiring(
             settings: world.settings(), store: reference, clock: world.clock.millisecondsClock,
             logger: .init(label: "reference"))
         _ = try await job.run(.init(kind: .nightly, selection: .due, concurrency: 16))

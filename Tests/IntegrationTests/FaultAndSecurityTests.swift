@@ -96,7 +96,7 @@ import Testing
     @Test func theSharedSecretAppearsInNoOutputNoDatabaseAndNoReport() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         let (file, _) = try writeImport(world, [.active, .refunded, .gracePeriod, .invalidReceipt])
         let env = environment(world)
         let trace = ["--log-level", "trace"]
@@ -172,7 +172,7 @@ import Testing
     @Test func receiptDataNeverAppearsInTheLogs() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         let (file, imported) = try writeImport(world, [.active, .billingRetry, .invalidReceipt, .sandboxActive])
         let env = environment(world)
         let trace = ["--log-level", "trace"]
@@ -209,7 +209,7 @@ import Testing
     func aSelfSignedServerIsRefusedUnlessItsCertificateIsTrusted() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         try await world.importScenarios([.active])
         let server = try SelfSignedTLSServer(answers: .byTheTest, folder: world.folder)
         defer { server.stop() }
@@ -252,7 +252,7 @@ import Testing
     @Test func theDatabaseAndReportFilesAreReadableByTheOwnerOnly() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         let (file, _) = try writeImport(world, [.active])
         let folder = world.folder + "/fresh"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

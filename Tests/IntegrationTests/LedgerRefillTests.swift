@@ -36,7 +36,7 @@ import Testing
         world.clock.advance(byMs: 60_000)
         let start = try await world.store.startLedgerRefill(nowMs: world.clock.nowMs)
         #expect(start == LedgerRefillStart(resumed: false, receiptsMarked: 4))
-        let job = ReconciliationJob(
+        let job = LiveWiring(
             settings: try world.serverAPISettings(), store: world.store, clock: world.clock.millisecondsClock,
             logger: .init(label: "test"))
         let partial = try await job.run(.init(kind: .nightly, selection: .due, limit: 1))

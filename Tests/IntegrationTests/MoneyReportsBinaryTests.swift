@@ -42,7 +42,7 @@ import Testing
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
         _ = try await world.importScenarios([.active, .refunded, .trialActive])
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         _ = try await world.run()
         let env = ["SUBRECON_DB": world.databasePath]
 

@@ -16,7 +16,7 @@ import Testing
     @Test func theDailyJobRecoversWhatTheReceiverMissedAndARerunOnlyCountsDeliveries() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         let setup = try ServerAPIBinaryTests().setUp(world)
         let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
         let now = world.clock.nowMs

@@ -18,7 +18,7 @@ import Testing
     }
 
     func importWallClock(_ world: TestWorld, _ scenarios: [SimulatedScenario]) async throws {
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         try await world.importScenarios(scenarios)
     }
 

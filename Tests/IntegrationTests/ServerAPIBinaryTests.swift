@@ -39,7 +39,7 @@ import Testing
     @Test func runUserReportAndParityThroughTheBinaryWithTheKeyNowhereInTheOutput() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         try await world.importScenarios([.active, .sandboxActive, .refunded])
         let setup = try setUp(world)
 
@@ -94,7 +94,7 @@ import Testing
     @Test func aRevokedKeyStopsTheRunWithExit2NamingTheLikelyCauses() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: ReconciliationJob.wallClockMs())
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
         try await world.importScenarios([.active, .expired])
         let setup = try setUp(world)
         // Another key than the one the (simulated) App Store knows.

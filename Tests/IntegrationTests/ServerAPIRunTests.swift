@@ -248,7 +248,7 @@ import Testing
         try await world.importScenarios(SimulatedScenario.allCases)
         var settings = try world.serverAPISettings()
         settings.appleAPI = .verifyReceipt
-        let job = ReconciliationJob(settings: settings, store: world.store, clock: world.clock.millisecondsClock, logger: .init(label: "t"))
+        let job = LiveWiring(settings: settings, store: world.store, clock: world.clock.millisecondsClock, logger: .init(label: "t"))
 
         let result = try await job.parity(limit: nil)
 
@@ -265,7 +265,7 @@ import Testing
         try await world.importScenarios([.active, .expired])
         // The Server API says another app's data for subscriber 2: its outcome differs (failed).
         world.simulator.setFaults(.always(.otherBundleID), forSubscriberID: 2)
-        let job = ReconciliationJob(
+        let job = LiveWiring(
             settings: try world.serverAPISettings(), store: world.store, clock: world.clock.millisecondsClock,
             logger: .init(label: "t"))
 

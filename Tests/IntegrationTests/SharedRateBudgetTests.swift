@@ -72,7 +72,7 @@ import Testing
         }
         let summaries = try await withThrowingTaskGroup(of: (String, RunSummary).self) { group in
             for (name, store) in workers {
-                var job = ReconciliationJob(
+                var job = LiveWiring(
                     settings: settings, store: store, clock: world.clock.millisecondsClock, logger: Logger(label: name))
                 job.onAPISlotsReserved = { reservation in recorded.withLock { $0[name, default: []].append(reservation) } }
                 group.addTask {

@@ -123,7 +123,7 @@ extension CommandContext {
         }
         var flags = flags
         flags.appleAPI = AppleAPI.serverAPI.rawValue
-        let job = try await reconciliationJob(flags)
+        let job = try await liveWiring(flags)
         defer { Task { await job.store.close() } }
         guard let notificationSettings = job.settings.notifications else {
             throw ConfigurationError.other("the backfill needs the App Store Server API settings (SUBRECON_API_KEY_FILE, ...)")

@@ -30,7 +30,7 @@ extension CommandContext {
         flags.requireBothAPIs = true
         let settings = try settings(flags)
         let store = try await openStore(settings.database)
-        let job = ReconciliationJob(settings: settings, store: store, clock: clock, logger: logger)
+        let job = LiveWiring(settings: settings, store: store, clock: clock, logger: logger)
         let result = try await job.parity(limit: limit)
         func writeCSV(_ handle: FileHandle) throws {
             var csv = CSVWriter(fileHandle: handle)

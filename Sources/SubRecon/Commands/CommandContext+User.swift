@@ -23,7 +23,7 @@ extension CommandContext {
     /// dry run the "after" is the stored rows with the would-be writes laid over. A run Apple
     /// stopped says why on the console as it happens.
     public func reverifyUsers(_ selection: UserSelection, dryRun: Bool, flags: Settings.Flags) async throws -> UserResult {
-        let job = try await reconciliationJob(flags)
+        let job = try await liveWiring(flags)
         let store = job.store
         do {
             let users: [String]

@@ -34,7 +34,7 @@ public struct CommandContext: Sendable {
     public static let logSource = "subrecon"
 
     /// The wall clock every command runs on.
-    var clock: @Sendable () -> Int64 { { ReconciliationJob.wallClockMs() } }
+    var clock: @Sendable () -> Int64 { { LiveWiring.wallClockMs() } }
 
     /// Each database of `texts` (nil: the one --db / SUBRECON_DB names), the password file applying
     /// to whichever is PostgreSQL (`db copy SOURCE TARGET`); each warning shows once.
@@ -79,11 +79,11 @@ public struct CommandContext: Sendable {
 
     /// Settings, database and signal handling for a command that talks to Apple, in the order
     /// the contract wants: a configuration error (exit 2) before anything else happens.
-    func reconciliationJob(_ flags: Settings.Flags, claimTimeoutSeconds: Int? = nil) async throws -> ReconciliationJob {
+    func liveWiring(_ flags: Settings.Flags, claimTimeoutSeconds: Int? = nil) async throws -> LiveWiring {
         let settings = try settings(flags)
         let store = try await openStore(settings.database, claimTimeoutSeconds: claimTimeoutSeconds)
         let stopSignal = StopSignal()
         stopSignal.installSignalHandlers()
-        return ReconciliationJob(settings: settings, store: store, clock: clock, stopSignal: stopSignal, logger: logger)
+        return LiveWiring(settings: settings, store: store, clock: clock, stopSignal: stopSignal, logger: logger)
     }
 }

@@ -9,7 +9,7 @@ import SubReconModel
 import SubReconStore
 
 /// The due policy against "verify everything every night", in-process on simulated time: one
-/// `SimulatedClock` drives the simulator (zero latency) and two `ReconciliationJob`s over two
+/// `SimulatedClock` drives the simulator (zero latency) and two `LiveWiring`s over two
 /// databases holding the same receipts. Every simulated night POLICY runs `.due` and NAIVE runs
 /// `.all`; Apple calls are the simulator's request counts around each run, and after each night
 /// the two `subscriptions` tables are compared (see `LagTracker`).
@@ -22,7 +22,7 @@ import SubReconStore
 /// A fourth database, NOTIFIED, receives the App Store Server Notifications V2 of the subscribers'
 /// events before each night's `.due` run (`NotificationFeed`: all but a deterministic share, lost
 /// and, unless `backfill` is off, recovered by the daily backfill before the run),
-/// so its `ReconciliationJob` runs `DuePolicy.notified` (30-day re-checks); its calls and its
+/// so its `LiveWiring` runs `DuePolicy.notified` (30-day re-checks); its calls and its
 /// lag behind NAIVE are measured the same way as POLICY's.
 struct DuePolicyBenchmark {
     struct Configuration {
@@ -154,8 +154,8 @@ struct DuePolicyBenchmark {
             handler.logLevel = .warning
             return handler
         }
-        func job(_ database: AppDatabase, _ path: String) -> ReconciliationJob {
-            ReconciliationJob(
+        func job(_ database: AppDatabase, _ path: String) -> LiveWiring {
+            LiveWiring(
                 settings: Settings(
                     databasePath: path, sharedSecret: SharedSecret(secret),
                     endpoints: VerifyReceiptEndpoints(production: simulator.productionURL, sandbox: simulator.sandboxURL),
@@ -170,7 +170,7 @@ struct DuePolicyBenchmark {
         var feed = try NotificationFeed(
             simulator: simulator, clock: clock, subscribers: subscribers, store: notifiedDatabase,
             share: c.notifiedShare, backfill: c.backfill, logger: logger)
-        // `ReconciliationJob` always uses the standard policy: UNSPREAD wires the same pipeline by hand.
+        // `LiveWiring` always uses the standard policy: UNSPREAD wires the same pipeline by hand.
         var unspreadPolicy = DuePolicy.standard
         unspreadPolicy.spreadsMaxAgeChecks = false
         let transport = CurlTransport(maxConnections: c.concurrency)

@@ -111,7 +111,7 @@ final class TestWorld: Sendable {
         _ selection: ReceiptSelection = .due, kind: RunKind = .nightly, dryRun: Bool = false,
         settings: Settings? = nil
     ) async throws -> RunSummary {
-        let job = ReconciliationJob(
+        let job = LiveWiring(
             settings: try settings ?? serverAPISettings(), store: store, clock: clock.millisecondsClock,
             logger: Logger(label: "test"))
         return try await job.run(.init(kind: kind, selection: selection, dryRun: dryRun))
@@ -181,7 +181,7 @@ final class TestWorld: Sendable {
         requestTimeout: Duration = .seconds(10), circuitBreaker: CircuitBreaker = .standard,
         stopSignal: StopSignal = StopSignal()
     ) async throws -> RunSummary {
-        let job = ReconciliationJob(
+        let job = LiveWiring(
             settings: settings(
                 secret: secret, concurrency: concurrency, retryPolicy: retryPolicy, requestTimeout: requestTimeout),
             store: store, clock: clock.millisecondsClock, stopSignal: stopSignal, logger: Logger(label: "test"))

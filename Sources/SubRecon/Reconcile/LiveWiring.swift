@@ -6,8 +6,9 @@ import SubReconHTTP
 import SubReconModel
 import SubReconStore
 
-/// Wires the live parts together for `run` and `user`: the store, libcurl, the chosen Apple API.
-public struct ReconciliationJob: Sendable {
+/// The composition root of the commands that talk to Apple (`run`, `user`, `parity`, `notifications
+/// backfill`): wires the live parts together, the store, libcurl, the rate limiter and the chosen Apple API.
+public struct LiveWiring: Sendable {
     public let settings: Settings
     public let store: any SubscriptionStore
     let clock: @Sendable () -> Int64
@@ -98,11 +99,11 @@ public struct ReconciliationJob: Sendable {
             return ServerAPIClient(
                 transport: transport, endpoints: serverAPI.endpoints,
                 // The JWT lives in Apple's real time, whatever clock the run's states use.
-                tokens: BearerTokenProvider(key: serverAPI.key, clock: { ReconciliationJob.wallClockMs() }),
+                tokens: BearerTokenProvider(key: serverAPI.key, clock: { LiveWiring.wallClockMs() }),
                 verifier: serverAPI.verifier, bundleID: serverAPI.bundleID, appAppleID: serverAPI.appAppleID,
                 products: settings.products, limiter: limiter,
                 requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy,
-                clockMs: { ReconciliationJob.wallClockMs() }, logger: logger)
+                clockMs: { LiveWiring.wallClockMs() }, logger: logger)
         }
     }
 
@@ -110,7 +111,7 @@ public struct ReconciliationJob: Sendable {
     public static func wallClockMs() -> Int64 { WallClock.unixMilliseconds() }
 }
 
-extension ReconciliationJob {
+extension LiveWiring {
     /// `notifications backfill`: Apple's notification history for the span, through `processor`,
     /// with this job's transport, bearer token and rate limit (shared with running workers).
     public func backfillNotifications(
@@ -123,14 +124,14 @@ extension ReconciliationJob {
         defer { transport.shutdown() }
         let backfill = NotificationBackfill(
             transport: transport, endpoints: serverAPI.endpoints,
-            tokens: BearerTokenProvider(key: serverAPI.key, clock: { ReconciliationJob.wallClockMs() }),
+            tokens: BearerTokenProvider(key: serverAPI.key, clock: { LiveWiring.wallClockMs() }),
             limiter: rateLimiter(), processor: processor, requestTimeout: settings.requestTimeout,
-            retryPolicy: settings.retryPolicy, clockMs: { ReconciliationJob.wallClockMs() }, logger: logger)
+            retryPolicy: settings.retryPolicy, clockMs: { LiveWiring.wallClockMs() }, logger: logger)
         return try await backfill.run(sinceMs: sinceMs, untilMs: untilMs, environment: environment)
     }
 }
 
-extension ReconciliationJob {
+extension LiveWiring {
     /// `DuePolicy.notified` while notifications flow (one received or backfilled within
     /// `DuePolicy.notificationsFlowingWithinMs`), else the standard policy. A receiver that went
     /// quiet brings the 7-day re-checks back by itself.
