@@ -37,6 +37,9 @@ struct NotificationsServeCommand: AsyncParsableCommand {
     @Option(help: "The path Apple posts to (default \(NotificationReceiverConfiguration.defaultPath)).")
     var path: String = NotificationReceiverConfiguration.defaultPath
 
+    // Slow clients: --read-timeout, --idle-timeout, --max-connections (ReceiverLimitOptions.swift).
+    @OptionGroup var limits: ReceiverLimitOptions
+
     func validate() throws {
         if !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         if !path.hasPrefix("/") { throw ValidationError("--path must start with /, not \"\(path)\"") }
@@ -48,15 +51,16 @@ struct NotificationsServeCommand: AsyncParsableCommand {
         let logger = global.makeLogger()
         // A configuration error (exit 2) before the database is touched.
         let settings = try notification.settings(global)
+        let limits = try self.limits.limits(global)
         // Apple waits a few seconds at most: an unreachable PostgreSQL answers 503 (Apple
         // retries, the daily backfill recovers) after this, not after the nightly run's 120 s.
         var environment = global.environment
         if environment["SUBRECON_DB_RETRY_SECONDS"] == nil { environment["SUBRECON_DB_RETRY_SECONDS"] = "5" }
         let store = try await global.openStore(logger: logger, environment: environment, latencyBound: true)
         let intake = NotificationProcessor.live(store: store, settings: settings, logger: logger)
-        let server = NotificationReceiverServer(
-            configuration: NotificationReceiverConfiguration(host: host, port: port, path: path), intake: intake,
-            logger: logger)
+        var configuration = NotificationReceiverConfiguration(host: host, port: port, path: path)
+        configuration.apply(limits)
+        let server = NotificationReceiverServer(configuration: configuration, intake: intake, logger: logger)
         var failure: (any Error)?
         var listened = false
         do {

@@ -1,0 +1,36 @@
+import ArgumentParser
+import NotificationReceiver
+
+/// `notifications serve`'s defences against slow clients (issue 27): the read and idle timeouts
+/// and the connection cap. Each flag wins over its variable; a bad value is exit 2.
+struct ReceiverLimitOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a request may take to arrive in full, headers and body; then its connection is closed (SUBRECON_NOTIFICATIONS_READ_TIMEOUT; default \(NotificationReceiverLimits.defaultReadTimeoutSeconds)).",
+            valueName: "seconds"))
+    var readTimeout: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds an idle keep-alive connection stays open (SUBRECON_NOTIFICATIONS_IDLE_TIMEOUT; default \(NotificationReceiverLimits.defaultIdleTimeoutSeconds)).",
+            valueName: "seconds"))
+    var idleTimeout: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Connections served at once; more wait in the listen backlog (SUBRECON_NOTIFICATIONS_MAX_CONNECTIONS; default \(NotificationReceiverLimits.defaultMaxConnections), or fewer if the file-descriptor limit allows fewer).",
+            valueName: "n"))
+    var maxConnections: Int?
+
+    /// The limits, or exit 2 with the reason.
+    func limits(_ global: GlobalOptions) throws -> NotificationReceiverLimits {
+        do {
+            return try NotificationReceiverLimits.resolve(
+                environment: global.environment, readTimeoutFlag: readTimeout, idleTimeoutFlag: idleTimeout,
+                maxConnectionsFlag: maxConnections, descriptors: .current())
+        } catch {
+            Console.error(error.description)
+            throw ExitCode(.configuration)
+        }
+    }
+}
