@@ -50,11 +50,11 @@ public struct NotificationReceiverLimits: Sendable, Equatable {
 
     /// The flag, else the variable, else the default, each checked against its range. The
     /// connection cap must also fit `descriptors`: one set explicitly above it is an error (raise
-    /// `ulimit -n`, `LimitNOFILE=`); the default is lowered to it, so the default can never run the
-    /// process out of file descriptors.
+    /// `ulimit -n`, `LimitNOFILE=`); the default is lowered to it, with a warning, so the default
+    /// can never run the process out of file descriptors.
     public static func resolve(
         environment: [String: String], readTimeoutFlag: Int? = nil, idleTimeoutFlag: Int? = nil,
-        maxConnectionsFlag: Int? = nil, descriptors: FileDescriptorBudget
+        maxConnectionsFlag: Int? = nil, descriptors: FileDescriptorBudget, warnings: inout [String]
     ) throws(ConfigurationError) -> NotificationReceiverLimits {
         let read = try number(
             readTimeoutFlag, environment, readTimeoutVariable, "--read-timeout", range: readTimeoutRange, unit: "seconds")
@@ -81,6 +81,10 @@ public struct NotificationReceiverLimits: Sendable, Equatable {
                         + "are kept for the store, the event loops and the listener); raise it (ulimit -n, LimitNOFILE=)")
             }
             maxConnections = available
+            warnings.append(
+                "at most \(available) connections at once, not \(defaultMaxConnections): the file-descriptor limit is "
+                    + "\(descriptors.limit) (ulimit -n) and \(descriptors.reserved) are kept for the store, the event loops "
+                    + "and the listener; raise it (LimitNOFILE= in the systemd unit) for the default")
         }
         return NotificationReceiverLimits(
             readTimeoutSeconds: read ?? defaultReadTimeoutSeconds, idleTimeoutSeconds: idle ?? defaultIdleTimeoutSeconds,

@@ -24,10 +24,13 @@ struct ReceiverLimitOptions: ParsableArguments {
 
     /// The limits, or exit 2 with the reason.
     func limits(_ global: GlobalOptions) throws -> NotificationReceiverLimits {
+        var warnings: [String] = []
         do {
-            return try NotificationReceiverLimits.resolve(
+            let limits = try NotificationReceiverLimits.resolve(
                 environment: global.environment, readTimeoutFlag: readTimeout, idleTimeoutFlag: idleTimeout,
-                maxConnectionsFlag: maxConnections, descriptors: .current())
+                maxConnectionsFlag: maxConnections, descriptors: .current(), warnings: &warnings)
+            for warning in warnings { Console.error("warning: " + warning) }
+            return limits
         } catch {
             Console.error(error.description)
             throw ExitCode(.configuration)

@@ -8,8 +8,10 @@ import Testing
     static let plenty = FileDescriptorBudget(limit: 65_536, reserved: 100)
 
     @Test func theDefaultsAreTenSecondsSeventyFiveSecondsAnd512Connections() throws {
-        let limits = try NotificationReceiverLimits.resolve(environment: [:], descriptors: Self.plenty)
+        var warnings: [String] = []
+        let limits = try NotificationReceiverLimits.resolve(environment: [:], descriptors: Self.plenty, warnings: &warnings)
         #expect(limits == NotificationReceiverLimits(readTimeoutSeconds: 10, idleTimeoutSeconds: 75, maxConnections: 512))
+        #expect(warnings.isEmpty)
         // What the server uses when nothing is resolved (tests, the demo) is the same.
         let configuration = NotificationReceiverConfiguration()
         #expect(configuration.readTimeout == .seconds(10))
@@ -18,18 +20,19 @@ import Testing
     }
 
     @Test func variablesSetThemAndFlagsWin() throws {
+        var warnings: [String] = []
         let environment = [
             "SUBRECON_NOTIFICATIONS_READ_TIMEOUT": " 3 ", "SUBRECON_NOTIFICATIONS_IDLE_TIMEOUT": "120",
             "SUBRECON_NOTIFICATIONS_MAX_CONNECTIONS": "64",
         ]
-        let fromVariables = try NotificationReceiverLimits.resolve(environment: environment, descriptors: Self.plenty)
+        let fromVariables = try NotificationReceiverLimits.resolve(environment: environment, descriptors: Self.plenty, warnings: &warnings)
         #expect(fromVariables == NotificationReceiverLimits(readTimeoutSeconds: 3, idleTimeoutSeconds: 120, maxConnections: 64))
         let fromFlags = try NotificationReceiverLimits.resolve(
-            environment: environment, readTimeoutFlag: 1, idleTimeoutFlag: 2, maxConnectionsFlag: 20, descriptors: Self.plenty)
+            environment: environment, readTimeoutFlag: 1, idleTimeoutFlag: 2, maxConnectionsFlag: 20, descriptors: Self.plenty, warnings: &warnings)
         #expect(fromFlags == NotificationReceiverLimits(readTimeoutSeconds: 1, idleTimeoutSeconds: 2, maxConnections: 20))
         // An empty variable is unset.
         let empty = try NotificationReceiverLimits.resolve(
-            environment: ["SUBRECON_NOTIFICATIONS_READ_TIMEOUT": ""], descriptors: Self.plenty)
+            environment: ["SUBRECON_NOTIFICATIONS_READ_TIMEOUT": ""], descriptors: Self.plenty, warnings: &warnings)
         #expect(empty.readTimeoutSeconds == 10)
     }
 
@@ -41,33 +44,40 @@ import Testing
         (["SUBRECON_NOTIFICATIONS_MAX_CONNECTIONS": "-1"], "SUBRECON_NOTIFICATIONS_MAX_CONNECTIONS / --max-connections must be a whole number of connections from 1 to 1000000, not \"-1\""),
     ])
     func badValuesNameTheSettingAndTheRange(environment: [String: String], message: String) {
+        var warnings: [String] = []
         #expect(throws: ConfigurationError.self) {
-            try NotificationReceiverLimits.resolve(environment: environment, descriptors: Self.plenty)
+            try NotificationReceiverLimits.resolve(environment: environment, descriptors: Self.plenty, warnings: &warnings)
         }
         do {
-            _ = try NotificationReceiverLimits.resolve(environment: environment, descriptors: Self.plenty)
+            _ = try NotificationReceiverLimits.resolve(environment: environment, descriptors: Self.plenty, warnings: &warnings)
         } catch {
             #expect(error.description == message)
         }
     }
 
     @Test func aFlagOutOfRangeIsRefusedToo() {
+        var warnings: [String] = []
         #expect(throws: ConfigurationError.self) {
-            try NotificationReceiverLimits.resolve(environment: [:], readTimeoutFlag: 0, descriptors: Self.plenty)
+            try NotificationReceiverLimits.resolve(environment: [:], readTimeoutFlag: 0, descriptors: Self.plenty, warnings: &warnings)
         }
     }
 
     @Test func theCapMustFitTheFileDescriptorLimit() throws {
+        var warnings: [String] = []
         let small = FileDescriptorBudget(limit: 1_024, reserved: 600)
         #expect(small.available == 424)
         // The default is lowered to what fits, never above it.
-        let lowered = try NotificationReceiverLimits.resolve(environment: [:], descriptors: small)
+        let lowered = try NotificationReceiverLimits.resolve(environment: [:], descriptors: small, warnings: &warnings)
         #expect(lowered.maxConnections == 424)
+        #expect(warnings == [
+            "at most 424 connections at once, not 512: the file-descriptor limit is 1024 (ulimit -n) and 600 are kept for "
+                + "the store, the event loops and the listener; raise it (LimitNOFILE= in the systemd unit) for the default"
+        ])
         // An explicit cap that fits is kept; one that does not is an error that says what to do.
-        #expect(try NotificationReceiverLimits.resolve(environment: [:], maxConnectionsFlag: 424, descriptors: small).maxConnections == 424)
+        #expect(try NotificationReceiverLimits.resolve(environment: [:], maxConnectionsFlag: 424, descriptors: small, warnings: &warnings).maxConnections == 424)
         do {
             _ = try NotificationReceiverLimits.resolve(
-                environment: ["SUBRECON_NOTIFICATIONS_MAX_CONNECTIONS": "425"], descriptors: small)
+                environment: ["SUBRECON_NOTIFICATIONS_MAX_CONNECTIONS": "425"], descriptors: small, warnings: &warnings)
             Issue.record("a cap above the file-descriptor budget was accepted")
         } catch {
             #expect(error.description.contains("--max-connections 425"))
@@ -76,7 +86,7 @@ import Testing
         }
         // No room at all: an error even with the default.
         #expect(throws: ConfigurationError.self) {
-            try NotificationReceiverLimits.resolve(environment: [:], descriptors: FileDescriptorBudget(limit: 64, reserved: 80))
+            try NotificationReceiverLimits.resolve(environment: [:], descriptors: FileDescriptorBudget(limit: 64, reserved: 80), warnings: &warnings)
         }
     }
 
