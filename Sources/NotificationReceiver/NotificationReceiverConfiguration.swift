@@ -12,6 +12,14 @@ public struct NotificationReceiverConfiguration: Sendable {
     /// usual upstream keep-alive (nginx: 60 s), so the proxy, not we, closes first and never
     /// sends a request down a connection we are closing.
     public var idleTimeout: Duration
+    /// A request must arrive in full (headers and body) within this long of its first byte (of
+    /// the connection being accepted, for its first request), or the connection is closed: a
+    /// client that stalls or trickles bytes cannot hold a connection (see `ReadDeadlineHandler`).
+    public var readTimeout: Duration
+    /// Connections served at once; while this many are open, new ones wait in the listen
+    /// backlog (the kernel's queue) and are accepted as others close, so open connections never
+    /// exhaust the process's file descriptors (see `NotificationReceiverLimits`).
+    public var maxConnections: Int
     /// SIGTERM and SIGINT start the graceful shutdown (the command); tests stop it with
     /// `shutDown()` instead, so the test process's own signals are left alone.
     public var handlesSignals: Bool
@@ -23,11 +31,15 @@ public struct NotificationReceiverConfiguration: Sendable {
     public static let defaultPort = 8088
     public static let defaultPath = "/apple/notifications"
     public static let defaultMaxBodyBytes = 1 << 20
+    public static let defaultIdleTimeout = Duration.seconds(NotificationReceiverLimits.defaultIdleTimeoutSeconds)
+    public static let defaultReadTimeout = Duration.seconds(NotificationReceiverLimits.defaultReadTimeoutSeconds)
+    public static let defaultMaxConnections = NotificationReceiverLimits.defaultMaxConnections
 
     public init(
         host: String = defaultHost, port: Int = defaultPort, path: String = defaultPath,
-        maxBodyBytes: Int = defaultMaxBodyBytes, idleTimeout: Duration = .seconds(75), handlesSignals: Bool = true,
-        shutdownGracePeriod: Duration = .seconds(30)
+        maxBodyBytes: Int = defaultMaxBodyBytes, idleTimeout: Duration = defaultIdleTimeout, handlesSignals: Bool = true,
+        shutdownGracePeriod: Duration = .seconds(30), readTimeout: Duration = defaultReadTimeout,
+        maxConnections: Int = defaultMaxConnections
     ) {
         self.host = host
         self.port = port
@@ -36,6 +48,15 @@ public struct NotificationReceiverConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.handlesSignals = handlesSignals
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.readTimeout = readTimeout
+        self.maxConnections = maxConnections
+    }
+
+    /// The read and idle timeouts and the connection cap `notifications serve` resolved.
+    public mutating func apply(_ limits: NotificationReceiverLimits) {
+        readTimeout = .seconds(limits.readTimeoutSeconds)
+        idleTimeout = .seconds(limits.idleTimeoutSeconds)
+        maxConnections = limits.maxConnections
     }
 
     /// The URL Apple (through the proxy) would post to, for `port` (the bound one when 0 was asked).

@@ -19,6 +19,9 @@ public final class NotificationReceiverMetrics: Sendable {
         var lastReceivedMs: Int64?
         var connectionsOpened: UInt64 = 0
         var connectionsOpen: Int = 0
+        var maxConnections: Int?
+        var connectionLimitReached: UInt64 = 0
+        var readTimeouts: UInt64 = 0
         var requestSeconds = SecondsHistogram(upperBounds: SecondsHistogram.requestBounds)
         var lagSeconds = SecondsHistogram(upperBounds: SecondsHistogram.lagBounds)
     }
@@ -64,6 +67,21 @@ public final class NotificationReceiverMetrics: Sendable {
         counts.withLock { $0.connectionsOpen -= 1 }
     }
 
+    /// The cap on connections served at once, shown beside the open count.
+    func limitConnections(to maximum: Int) {
+        counts.withLock { $0.maxConnections = maximum }
+    }
+
+    /// The last free connection was taken: new ones wait in the listen backlog.
+    func connectionLimitReached() {
+        counts.withLock { $0.connectionLimitReached += 1 }
+    }
+
+    /// A connection was closed because a request did not arrive in full within the read timeout.
+    func readTimedOut() {
+        counts.withLock { $0.readTimeouts += 1 }
+    }
+
     func answered(afterSeconds seconds: Double) {
         counts.withLock { $0.requestSeconds.observe(seconds) }
     }
@@ -101,6 +119,19 @@ public final class NotificationReceiverMetrics: Sendable {
             "subrecon_notification_connections_opened_total", "HTTP connections accepted (keep-alive: far fewer than requests).",
             [], Double(counts.connectionsOpened))
         out.gauge("subrecon_notification_connections_open", "HTTP connections open now.", [], Double(counts.connectionsOpen))
+        if let maximum = counts.maxConnections {
+            out.gauge(
+                "subrecon_notification_connections_max", "HTTP connections served at once at most; more wait in the listen backlog.",
+                [], Double(maximum))
+        }
+        out.counter(
+            "subrecon_notification_connection_limit_reached_total",
+            "Times every connection was taken, so new ones had to wait in the listen backlog.", [],
+            Double(counts.connectionLimitReached))
+        out.counter(
+            "subrecon_notification_read_timeouts_total",
+            "Connections closed because a request did not arrive in full within the read timeout (slow or stalled clients).",
+            [], Double(counts.readTimeouts))
         return out.text
     }
 }

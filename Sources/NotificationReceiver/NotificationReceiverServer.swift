@@ -1,6 +1,7 @@
 import AppleSignedData
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -43,13 +44,28 @@ public final class NotificationReceiverServer: Sendable {
             wallClockMs: wallClockMs, logger: logger)
         let announcement = ListeningAnnouncement()
         self.announcement = announcement
+        metrics.limitConnections(to: configuration.maxConnections)
+        let http1 = HTTP1Channel.Configuration(idleTimeout: Self.timeAmount(configuration.idleTimeout))
+        let readTimeout = Self.timeAmount(configuration.readTimeout)
+        let deadlineLogger = logger
         let application = Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: Self.timeAmount(configuration.idleTimeout))),
+            server: HTTPServerBuilder { responder in
+                DeadlineHTTP1Channel(
+                    http1: HTTP1Channel(responder: responder, configuration: http1), readTimeout: readTimeout,
+                    timedOut: {
+                        metrics.readTimedOut()
+                        deadlineLogger.debug("request not in full within the read timeout: connection closed")
+                    })
+            },
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
-                availableConnectionsDelegate: ConnectionCounter(metrics: metrics)),
+                availableConnectionsDelegate: ConnectionCounter(
+                    metrics: metrics, maxConnections: configuration.maxConnections, logger: logger)),
             onServerRunning: { channel in
+                // One connection accepted per read of the listener (NIO's default is 4), so the cap
+                // is checked before each: never more than `maxConnections` open, not a few over.
+                try? await channel.setOption(ChannelOptions.maxMessagesPerRead, value: 1).get()
                 announcement.listening(at: configuration.url(port: channel.localAddress?.port ?? configuration.port))
             },
             logger: logger)

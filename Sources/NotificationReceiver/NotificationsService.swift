@@ -17,10 +17,18 @@ extension CommandContext {
     /// `subrecon notifications serve`: verifies the settings (exit 2 before the database is
     /// touched), opens the store for a server Apple waits on, prints the URL it listens on (one
     /// line, the port when 0 picked one) and serves until SIGTERM or SIGINT.
-    public func serveNotifications(_ configuration: NotificationReceiverConfiguration, flags: NotificationSettings.Flags)
-        async throws
-    {
+    public func serveNotifications(
+        _ configuration: NotificationReceiverConfiguration, flags: NotificationSettings.Flags,
+        limits limitFlags: NotificationReceiverLimits.Flags = NotificationReceiverLimits.Flags()
+    ) async throws {
         let settings = try NotificationSettings.resolve(environment: environment, flags: flags)
+        var warnings: [String] = []
+        let limits = try NotificationReceiverLimits.resolve(
+            environment: environment, readTimeoutFlag: limitFlags.readTimeout, idleTimeoutFlag: limitFlags.idleTimeout,
+            maxConnectionsFlag: limitFlags.maxConnections, descriptors: .current(), warnings: &warnings)
+        for warning in warnings { output.warning(warning) }
+        var configuration = configuration
+        configuration.apply(limits)
         // Apple waits a few seconds at most: an unreachable PostgreSQL answers 503 (Apple
         // retries, the daily backfill recovers) after this, not after the nightly run's 120 s.
         var storeEnvironment = environment

@@ -37,6 +37,9 @@ struct NotificationsServeCommand: AsyncParsableCommand {
     @Option(help: "The path Apple posts to (default \(NotificationReceiverConfiguration.defaultPath)).")
     var path: String = NotificationReceiverConfiguration.defaultPath
 
+    // Slow clients: --read-timeout, --idle-timeout, --max-connections (ReceiverLimitOptions.swift).
+    @OptionGroup var limits: ReceiverLimitOptions
+
     func validate() throws {
         if !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         if !path.hasPrefix("/") { throw ValidationError("--path must start with /, not \"\(path)\"") }
@@ -46,6 +49,7 @@ struct NotificationsServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await global.context().serveNotifications(
-            NotificationReceiverConfiguration(host: host, port: port, path: path), flags: notification.flags)
+            NotificationReceiverConfiguration(host: host, port: port, path: path), flags: notification.flags,
+            limits: limits.flags)
     }
 }

@@ -83,11 +83,12 @@ import Testing
     }
 
     /// `notifications serve --port 0` (on a SQLite file in `folder` unless `environment` names a
-    /// store), once it prints its URL.
-    private static func startServing(
-        in folder: String, environment: [String: String] = ["SUBRECON_BUNDLE_ID": "com.example.app"]
+    /// store), with `extraArguments`, once it prints its URL.
+    static func startServing(
+        in folder: String, environment: [String: String] = ["SUBRECON_BUNDLE_ID": "com.example.app"],
+        extraArguments: [String] = []
     ) async throws -> (SubreconBinary.Running, String) {
-        var arguments = ["notifications", "serve", "--port", "0"]
+        var arguments = ["notifications", "serve", "--port", "0"] + extraArguments
         if environment["SUBRECON_DB"] == nil { arguments += ["--db", folder + "/receiver.sqlite"] }
         let child = try SubreconBinary.start(arguments, environment: environment, folder: folder)
         do {
