@@ -9,8 +9,8 @@ source scripts/setup.sh
 scratch="${BENCH_SCRATCH_PATH:-.build}"
 bin="$scratch/debug"
 # No-ops after scripts/test.sh's build; here so a stale binary is never measured.
-swift build --scratch-path "$scratch" --product subrecon
-swift build --scratch-path "$scratch" --product subrecon-bench
+swift build --scratch-path "$scratch" --product subrecon "${debug_build_flags[@]}"
+swift build --scratch-path "$scratch" --product subrecon-bench "${debug_build_flags[@]}"
 echo "bench-smoke: debug build, tiny sizes: the figures and PASS/MISS below mean nothing"
 # Server API mode: latency, rate and 0 ms runs, a few hundred receipts each. Several workers (the last
 # part of `all`, ~3 s): 60 receipts on the PostgreSQL of SUBRECON_TEST_POSTGRES_URL, which

@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 # A debug build: the demo needs no optimised code, a debug build of the dependencies takes a fraction
 # of a release build's time, and the test command (scripts/test.sh) builds into the same .build/debug.
-swift build --product subrecon
+swift build --product subrecon "${debug_build_flags[@]}"
 exec .build/debug/subrecon demo "$@"

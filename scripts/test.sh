@@ -15,9 +15,9 @@ eval "$postgres_env"
 trap 'bash scripts/postgres-test-cluster.sh stop "$SUBRECON_TEST_POSTGRES_DIR"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-swift build --build-tests
+swift build --build-tests "${debug_build_flags[@]}"
 # A small smoke of the benchmark, so it can't rot (figures only, never a pass/fail on speed).
 bash scripts/bench-smoke.sh
 # The end-to-end tests run the binary built above; tell them where it is.
 export SUBRECON_BINARY="$PWD/.build/debug/subrecon"
-swift test --skip-build "$@"
+swift test --skip-build "${debug_build_flags[@]}" "$@"
