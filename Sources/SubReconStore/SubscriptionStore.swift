@@ -44,13 +44,17 @@ public protocol SubscriptionStore: Sendable {
     func storeAppleReport(_ report: AppleReportDay, nowMs: Int64) async throws(StoreError) -> AppleReportStoreResult
     /// Closes connections (PostgreSQL); a no-op on SQLite.
     func close() async
-    /// How many receipts the selection holds now.
-    func countReceipts(_ selection: ReceiptSelection, nowMs: Int64) async throws(StoreError) -> Int
-    /// The next page of the selection after `after` (keyset paging: flat memory), with `detail`.
+    /// How many receipts of `app` the selection holds now.
+    func countReceipts(_ selection: ReceiptSelection, app: AppScope, nowMs: Int64) async throws(StoreError) -> Int
+    /// The next page of the selection's receipts of `app` after `after` (keyset paging: flat
+    /// memory), with `detail`.
     func receipts(
-        _ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64, detail: ReceiptDetail
+        _ selection: ReceiptSelection, app: AppScope, after: ReceiptCursorPosition, limit: Int, nowMs: Int64,
+        detail: ReceiptDetail
     )
         async throws(StoreError) -> [ReceiptToVerify]
+    /// How many receipts name no app (stored before the deployment had several).
+    func countReceiptsWithoutApp() async throws(StoreError) -> Int
     /// Records the start of a run and returns its id.
     func startRun(kind: RunKind, targetUserID: String?, receiptsTotal: Int, nowMs: Int64)
         async throws(StoreError) -> Int64
@@ -83,10 +87,22 @@ public protocol SubscriptionStore: Sendable {
 }
 
 extension SubscriptionStore {
-    /// A page of receipts alone (what verifyReceipt needs).
+    /// A page of receipts alone (what verifyReceipt needs), of every app.
     public func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
         async throws(StoreError) -> [ReceiptToVerify]
     {
-        try await receipts(selection, after: after, limit: limit, nowMs: nowMs, detail: .receiptOnly)
+        try await receipts(selection, app: .every, after: after, limit: limit, nowMs: nowMs, detail: .receiptOnly)
+    }
+
+    /// A page of every app's receipts.
+    public func receipts(
+        _ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64, detail: ReceiptDetail
+    ) async throws(StoreError) -> [ReceiptToVerify] {
+        try await receipts(selection, app: .every, after: after, limit: limit, nowMs: nowMs, detail: detail)
+    }
+
+    /// How many receipts of every app the selection holds now.
+    public func countReceipts(_ selection: ReceiptSelection, nowMs: Int64) async throws(StoreError) -> Int {
+        try await countReceipts(selection, app: .every, nowMs: nowMs)
     }
 }

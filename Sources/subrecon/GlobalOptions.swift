@@ -18,6 +18,10 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "A file whose first line is the PostgreSQL password (SUBRECON_DB_PASSWORD_FILE).")
     var dbPasswordFile: String?
 
+    /// Several apps in one deployment: one JSON object per app with its credentials and settings.
+    @Option(help: "A JSON file listing every app with its own credentials and settings (SUBRECON_APPS_FILE; default: the single-app settings).")
+    var appsFile: String?
+
     /// How much to log on stderr.
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (SUBRECON_LOG_LEVEL; default notice).")
     var logLevel: String?
@@ -66,6 +70,6 @@ struct GlobalOptions: ParsableArguments {
     func context() -> CommandContext {
         CommandContext(
             environment: environment, databaseFlag: databasePath, databasePasswordFileFlag: dbPasswordFile,
-            logger: makeLogger(), output: Console.output)
+            logger: makeLogger(), output: Console.output, appsFileFlag: appsFile)
     }
 }

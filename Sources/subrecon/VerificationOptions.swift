@@ -54,6 +54,9 @@ struct VerificationOptions: ParsableArguments {
 
     @OptionGroup var app: AppOptions<SignedAnswers>
 
+    @Option(name: .customLong("app"), help: "Only this app's receipts (a bundle ID of the apps file); repeat for several (default: every app).")
+    var onlyApps: [String] = []
+
     func validate() throws {
         if let concurrency, !(1...1024).contains(concurrency) {
             throw ValidationError("--concurrency must be a whole number from 1 to 1024, not \(concurrency)")
@@ -68,6 +71,7 @@ struct VerificationOptions: ParsableArguments {
             maxAttempts: maxAttempts, maxResponseBytes: maxResponseBytes, appleAPI: appleAPI,
             serverAPI: ServerAPISettings.Flags(
                 keyFile: apiKeyFile, keyID: apiKeyID, issuerID: apiIssuerID, bundleID: app.bundleID, productionURL: apiURL,
-                sandboxURL: apiSandboxURL, rootCAFile: app.appleRootCAFile, rate: apiRate, appAppleID: app.appAppleID))
+                sandboxURL: apiSandboxURL, rootCAFile: app.appleRootCAFile, rate: apiRate, appAppleID: app.appAppleID),
+            apps: onlyApps)
     }
 }

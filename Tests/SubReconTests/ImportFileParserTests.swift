@@ -35,8 +35,8 @@ private func row(
 }
 
 private let headerUsage =
-    "the first line must be the header user_id,receipt_data (optionally also product_id, environment and transaction_id)"
-private let columnList = "user_id, receipt_data, product_id, environment and transaction_id"
+    "the first line must be the header user_id,receipt_data (optionally also product_id, environment, transaction_id and bundle_id)"
+private let columnList = "user_id, receipt_data, product_id, environment, transaction_id and bundle_id"
 
 @Suite("ImportFileParser: CSV")
 struct ImportFileParserCSVTests {
@@ -477,5 +477,66 @@ struct ImportFileParserRulesTests {
             .parse(Data("user_id,receipt_data,transaction_id\nu1,,\n".utf8))
         #expect(result.rows.isEmpty)
         #expect(result.problems.count == 1)
+    }
+
+    // MARK: - Several apps: bundle_id
+
+    static let appsCSV = Data("""
+        user_id,receipt_data,bundle_id
+        u1,QUJD,com.example.news
+        u2,QUJD,
+        u3,QUJD,com.example.games
+        u4,QUJD, com.example.cooking \n
+        """.utf8)
+
+    @Test func withSeveralAppsEveryRowNamesOneOfThem() {
+        let result = ImportFileParser(format: .csv, sourceName: "r.csv", apps: ["com.example.news", "com.example.cooking"])
+            .parse(Self.appsCSV)
+        #expect(result.rows.map(\.userID) == ["u1", "u4"])
+        #expect(result.rows.map(\.bundleID) == ["com.example.news", "com.example.cooking"])
+        #expect(result.problems.map(\.description) == [
+            "r.csv:3: bundle_id is missing: with several apps (the apps file) every row names its app, one of com.example.news, com.example.cooking",
+            "r.csv:4: bundle_id \"com.example.games\" is not an app of the apps file (com.example.news, com.example.cooking)",
+        ])
+    }
+
+    @Test func withOneConfiguredAppARowMayNameItOrNone() {
+        let result = ImportFileParser(format: .csv, sourceName: "r.csv", apps: ["com.example.news"]).parse(Self.appsCSV)
+        #expect(result.rows.map(\.userID) == ["u1", "u2"])
+        #expect(result.rows.map(\.bundleID) == ["com.example.news", nil])
+        #expect(result.problems.map(\.line) == [4, 5])
+        #expect(result.problems.first?.reason == "bundle_id \"com.example.games\" is not the configured app (com.example.news)")
+    }
+
+    @Test func withNoAppConfiguredAnyBundleIDIsKept() {
+        let result = ImportFileParser(format: .csv, sourceName: "r.csv").parse(Self.appsCSV)
+        #expect(result.problems.isEmpty)
+        #expect(result.rows.map(\.bundleID) == ["com.example.news", nil, "com.example.games", "com.example.cooking"])
+    }
+
+    @Test func jsonLinesCarryTheBundleIDToo() {
+        let lines = Data("""
+            {"user_id": "u1", "receipt_data": "QUJD", "bundle_id": "com.example.news"}
+            {"user_id": "u2", "receipt_data": "QUJD", "bundle_id": 5}
+            """.utf8)
+        let result = ImportFileParser(format: .jsonl, sourceName: "r.jsonl", apps: ["com.example.news", "com.b"]).parse(lines)
+        #expect(result.rows.map(\.bundleID) == ["com.example.news"])
+        #expect(result.problems.map(\.description) == ["r.jsonl:2: bundle_id must be a string, not a number"])
+    }
+
+    @Test func aTransactionOnlyRowNeedsAServerAPIApp() {
+        let data = Data("""
+            user_id,receipt_data,transaction_id,bundle_id
+            u1,,2000000123456789,com.example.news
+            u2,,2000000123456790,com.example.cooking
+            """.utf8)
+        let result = ImportFileParser(
+            format: .csv, sourceName: "t.csv", apps: ["com.example.news", "com.example.cooking"],
+            serverAPIApps: ["com.example.news"]
+        ).parse(data)
+        #expect(result.rows.map(\.userID) == ["u1"])
+        #expect(result.problems.map(\.description) == [
+            "t.csv:3: receipt_data is empty: a row with only a transaction_id can be checked only for an app whose apple_api is server-api"
+        ])
     }
 }

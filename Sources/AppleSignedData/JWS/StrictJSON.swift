@@ -1,6 +1,6 @@
 /// A JSON value read by ``StrictJSON``. Numbers keep their text: the verifier only needs to know
 /// whether one is an integer that fits in `Int64`.
-enum JSONValue: Equatable, Sendable {
+package enum JSONValue: Equatable, Sendable {
     case object([String: JSONValue])
     case array([JSONValue])
     case string(String)
@@ -9,21 +9,21 @@ enum JSONValue: Equatable, Sendable {
     case null
 
     /// The value as an `Int64` if it is a JSON integer (no fraction, no exponent) in range.
-    var int64Value: Int64? {
+    package var int64Value: Int64? {
         guard case .number(let text) = self, !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) else {
             return nil
         }
         return Int64(text)
     }
 
-    var stringValue: String? {
+    package var stringValue: String? {
         guard case .string(let text) = self else { return nil }
         return text
     }
 }
 
 /// Why ``StrictJSON`` refused a text.
-enum JSONReadError: Error, Equatable, Sendable {
+package enum JSONReadError: Error, Equatable, Sendable {
     /// An object names the same member twice (RFC 7515 §4 requires rejecting this in a JOSE header).
     case duplicateKey(String)
     /// Not RFC 8259 JSON at this byte offset (or invalid UTF-8, or content after the value).
@@ -35,7 +35,7 @@ enum JSONReadError: Error, Equatable, Sendable {
 /// A small RFC 8259 reader for JWS headers and payloads. Stricter than `JSONSerialization`: a
 /// duplicate member name is an error instead of a silent choice, strings must be valid UTF-8 and
 /// nesting is bounded so hostile input cannot exhaust the stack.
-struct StrictJSON {
+package struct StrictJSON {
     static let maximumDepth = 32
 
     private let bytes: [UInt8]
@@ -47,7 +47,7 @@ struct StrictJSON {
     }
 
     /// The single JSON value making up `bytes` (surrounding whitespace allowed).
-    static func parse(_ bytes: [UInt8]) throws(JSONReadError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONReadError) -> JSONValue {
         var reader = StrictJSON(bytes)
         let value = try reader.readValue()
         reader.skipWhitespace()

@@ -14,10 +14,22 @@ extension CommandContext {
     /// were waiting for the new receipts are linked (when notifications are configured).
     /// - Parameter appleAPIFlag: `--apple-api`; server-api accepts rows with only a transaction_id.
     public func importReceipts(file: String, format: ImportFormat?, appleAPIFlag: String?) async throws -> ReceiptImportResult {
-        let api = try ServerAPISettings.api(environment: environment, flag: appleAPIFlag)
-        let store = try await openStore()
-        let summary = try await ReceiptImporter(store: store, acceptsTransactionIDOnly: api == .serverAPI)
-            .importFile(path: file, format: format, nowMs: clock())
+        let apps = try appsFile(perAppFlagsGiven: appleAPIFlag == nil ? [] : ["--apple-api"])
+        let importer: ReceiptImporter
+        let store: any SubscriptionStore
+        if let apps {
+            store = try await openStore()
+            importer = ReceiptImporter(
+                store: store, apps: apps.bundleIDs,
+                serverAPIApps: Set(apps.apps.filter { $0.appleAPI == .serverAPI }.map(\.bundleID)))
+        } else {
+            let api = try ServerAPISettings.api(environment: environment, flag: appleAPIFlag)
+            let bundleID = Settings.nonEmpty(environment["SUBRECON_BUNDLE_ID"])?.trimmingCharacters(in: .whitespaces)
+            store = try await openStore()
+            importer = ReceiptImporter(
+                store: store, acceptsTransactionIDOnly: api == .serverAPI, apps: bundleID.map { [$0] } ?? [])
+        }
+        let summary = try await importer.importFile(path: file, format: format, nowMs: clock())
         var linked = 0
         if summary.imported > 0 {
             linked = await NotificationProcessor.linkAfterImport(store: store, environment: environment, logger: logger)

@@ -15,13 +15,16 @@ public struct CommandContext: Sendable {
     public var databaseFlag: String?
     /// `--db-password-file` (else SUBRECON_DB_PASSWORD_FILE).
     public var databasePasswordFileFlag: String?
+    /// `--apps-file` (else SUBRECON_APPS_FILE).
+    public var appsFileFlag: String?
     public var logger: Logger
     public var output: CommandOutput
 
     public init(
         environment: [String: String], databaseFlag: String?, databasePasswordFileFlag: String?, logger: Logger,
-        output: CommandOutput
+        output: CommandOutput, appsFileFlag: String? = nil
     ) {
+        self.appsFileFlag = appsFileFlag
         self.environment = environment
         self.databaseFlag = databaseFlag
         self.databasePasswordFileFlag = databasePasswordFileFlag
@@ -66,12 +69,19 @@ public struct CommandContext: Sendable {
             latencyBound: latencyBound, logger: logger)
     }
 
+    /// The apps file (`--apps-file`, else SUBRECON_APPS_FILE), parsed and checked but its secret
+    /// files not read: for commands that only need to know the apps (import, reports, notifications).
+    public func appsFile(perAppFlagsGiven: [String] = []) throws(ConfigurationError) -> AppsFile? {
+        try AppsFile.resolve(environment: environment, flag: appsFileFlag, perAppFlagsGiven: perAppFlagsGiven)
+    }
+
     /// The settings of a command that talks to Apple, the database flags included; their
     /// warnings go to the console.
     public func settings(_ flags: Settings.Flags) throws(ConfigurationError) -> Settings {
         var flags = flags
         flags.databasePath = databaseFlag
         flags.databasePasswordFile = databasePasswordFileFlag
+        flags.appsFile = appsFileFlag
         let settings = try Settings.resolve(environment: environment, flags: flags)
         for warning in settings.warnings { output.warning(warning) }
         return settings

@@ -10,17 +10,40 @@ public struct Settings: Sendable {
     public var database: DatabaseLocation
     /// The SQLite path, or the PostgreSQL URL masked: for messages.
     public var databasePath: String { database.description }
-    /// Which Apple API `run` and `user` ask.
-    public var appleAPI: AppleAPI
-    /// verifyReceipt's secret; nil in server-api mode when none is configured.
-    public var sharedSecret: SharedSecret?
-    /// The App Store Server API's settings; set in server-api mode (and for `parity`).
-    public var serverAPI: ServerAPISettings?
+    /// The apps this deployment serves, each with what Apple scopes per app: one from the
+    /// single-app variables, or every app of the apps file, in the file's order.
+    public var apps: [AppSettings]
+    /// SUBRECON_APPS_FILE / --apps-file, when the apps come from it.
+    public var appsFile: String?
+    /// `--app` (repeatable): the bundle IDs a command is restricted to; empty means every app.
+    public var appFilter: [String] = []
+    /// The apps a command works on: every app, or those `--app` names, in the apps' order.
+    public var selectedApps: [AppSettings] {
+        appFilter.isEmpty ? apps : apps.filter { $0.bundleID.map(appFilter.contains) ?? false }
+    }
+    /// Which Apple API `run` and `user` ask (the first app's).
+    public var appleAPI: AppleAPI {
+        get { apps[0].appleAPI }
+        set { apps[0].appleAPI = newValue }
+    }
+    /// verifyReceipt's secret (the first app's); nil in server-api mode when none is configured.
+    public var sharedSecret: SharedSecret? {
+        get { apps[0].sharedSecret }
+        set { apps[0].sharedSecret = newValue }
+    }
+    /// The App Store Server API's settings (the first app's); set in server-api mode (and for `parity`).
+    public var serverAPI: ServerAPISettings? {
+        get { apps[0].serverAPI }
+        set { apps[0].serverAPI = newValue }
+    }
     public var endpoints: VerifyReceiptEndpoints
     /// verifyReceipt requests in flight at most.
     public var concurrency: Int
-    /// Products to reconcile; empty means every auto-renewable product found.
-    public var products: Set<String>
+    /// Products to reconcile (the first app's); empty means every auto-renewable product found.
+    public var products: Set<String> {
+        get { apps[0].products }
+        set { apps[0].products = newValue }
+    }
     public var requestTimeout: Duration
     /// Extra CA bundle for a private verifyReceipt-compatible endpoint.
     public var caFile: String?
@@ -42,15 +65,18 @@ public struct Settings: Sendable {
         databasePath: String, sharedSecret: SharedSecret?, endpoints: VerifyReceiptEndpoints, concurrency: Int,
         products: Set<String>, requestTimeout: Duration, caFile: String?, warnings: [String],
         retryPolicy: RetryPolicy = .standard, maxResponseBytes: Int = Settings.defaultMaxResponseBytes,
-        appleAPI: AppleAPI = .verifyReceipt, serverAPI: ServerAPISettings? = nil, database: DatabaseLocation? = nil
+        appleAPI: AppleAPI = .verifyReceipt, serverAPI: ServerAPISettings? = nil, database: DatabaseLocation? = nil,
+        bundleID: String? = nil, appAppleID: Int64? = nil, apps: [AppSettings]? = nil, appsFile: String? = nil
     ) {
         self.database = database ?? .sqlite(path: databasePath)
-        self.appleAPI = appleAPI
-        self.serverAPI = serverAPI
-        self.sharedSecret = sharedSecret
+        self.apps = apps ?? [
+            AppSettings(
+                bundleID: bundleID ?? serverAPI?.bundleID, appleAPI: appleAPI, sharedSecret: sharedSecret,
+                serverAPI: serverAPI, products: products, appAppleID: appAppleID)
+        ]
+        self.appsFile = appsFile
         self.endpoints = endpoints
         self.concurrency = concurrency
-        self.products = products
         self.requestTimeout = requestTimeout
         self.caFile = caFile
         self.warnings = warnings
@@ -77,14 +103,33 @@ public struct Settings: Sendable {
         public var serverAPI = ServerAPISettings.Flags()
         /// `parity` needs both APIs configured whatever `--apple-api` says.
         public var requireBothAPIs = false
+        /// `--apps-file`.
+        public var appsFile: String?
+        /// `--app`, repeated: restrict the command to these apps.
+        public var apps: [String] = []
+        /// The per-app flags given (their names, for the clash with the apps file).
+        public var perAppFlagsGiven: [String] {
+            var given: [String] = []
+            if appleAPI != nil { given.append("--apple-api") }
+            if sharedSecretFile != nil { given.append("--shared-secret-file") }
+            if serverAPI.keyFile != nil { given.append("--api-key-file") }
+            if serverAPI.keyID != nil { given.append("--api-key-id") }
+            if serverAPI.issuerID != nil { given.append("--api-issuer-id") }
+            if serverAPI.bundleID != nil { given.append("--bundle-id") }
+            if serverAPI.appAppleID != nil { given.append("--app-apple-id") }
+            if !products.isEmpty { given.append("--product") }
+            if serverAPI.rate != nil { given.append("--api-rate") }
+            return given
+        }
 
         public init(
             databasePath: String? = nil, sharedSecretFile: String? = nil, productionURL: String? = nil,
             sandboxURL: String? = nil, concurrency: Int? = nil, products: [String] = [], caFile: String? = nil,
             requestTimeoutSeconds: Int? = nil, maxAttempts: Int? = nil, maxResponseBytes: Int? = nil,
             appleAPI: String? = nil, serverAPI: ServerAPISettings.Flags = ServerAPISettings.Flags(),
-            requireBothAPIs: Bool = false, databasePasswordFile: String? = nil
+            requireBothAPIs: Bool = false, databasePasswordFile: String? = nil, apps: [String] = []
         ) {
+            self.apps = apps
             self.databasePasswordFile = databasePasswordFile
             self.appleAPI = appleAPI
             self.serverAPI = serverAPI
@@ -119,16 +164,17 @@ public struct Settings: Sendable {
 
     public static func resolve(environment: [String: String], flags: Flags) throws(ConfigurationError) -> Settings {
         var warnings: [String] = []
+        let appsFile = try AppsFile.resolve(
+            environment: environment, flag: flags.appsFile, perAppFlagsGiven: flags.perAppFlagsGiven)
         let database = try database(
             environment: environment, flag: flags.databasePath, passwordFileFlag: flags.databasePasswordFile, warnings: &warnings)
-        let api = try ServerAPISettings.api(environment: environment, flag: flags.appleAPI)
-        var secret: SharedSecret?
-        var serverAPI: ServerAPISettings?
-        if api == .verifyReceipt || flags.requireBothAPIs {
-            secret = try resolveSecret(environment: environment, flagFile: flags.sharedSecretFile, warnings: &warnings)
-        }
-        if api == .serverAPI || flags.requireBothAPIs {
-            serverAPI = try ServerAPISettings.resolve(environment: environment, flags: flags.serverAPI, warnings: &warnings)
+        let apps: [AppSettings]
+        if let appsFile {
+            apps = try appsFile.apps.map { (app) throws(ConfigurationError) in
+                try AppSettings.resolve(app, file: appsFile, environment: environment, flags: flags, warnings: &warnings)
+            }
+        } else {
+            apps = [try singleApp(environment: environment, flags: flags, warnings: &warnings)]
         }
         let production = flags.productionURL ?? nonEmpty(environment["SUBRECON_PRODUCTION_URL"])
             ?? VerifyReceiptEndpoints.apple.production
@@ -151,7 +197,6 @@ public struct Settings: Sendable {
                 setting: "SUBRECON_CONCURRENCY / --concurrency", value: "\(concurrency)", expected: "a whole number from 1 to 1024")
         }
 
-        let products = products(flags: flags.products, environment: environment)
         let caFile = flags.caFile ?? nonEmpty(environment["SUBRECON_CA_FILE"])
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw .other("the CA file \(caFile) (SUBRECON_CA_FILE / --ca-file) cannot be read")
@@ -169,11 +214,45 @@ public struct Settings: Sendable {
         if let text = nonEmpty(environment["SUBRECON_RETRY_BASE_DELAY_MS"]), let ms = Int(text), ms >= 0 {
             retryPolicy.baseDelay = .milliseconds(ms)
         }
-        return Settings(
-            databasePath: databasePath(environment: environment, flag: flags.databasePath), sharedSecret: secret,
+        var settings = Settings(
+            databasePath: databasePath(environment: environment, flag: flags.databasePath), sharedSecret: nil,
             endpoints: VerifyReceiptEndpoints(production: production, sandbox: sandbox), concurrency: concurrency,
-            products: products, requestTimeout: .seconds(timeout), caFile: caFile, warnings: warnings,
-            retryPolicy: retryPolicy, maxResponseBytes: maxBytes, appleAPI: api, serverAPI: serverAPI, database: database)
+            products: [], requestTimeout: .seconds(timeout), caFile: caFile, warnings: warnings,
+            retryPolicy: retryPolicy, maxResponseBytes: maxBytes, database: database, apps: apps,
+            appsFile: appsFile?.path)
+        settings.appFilter = try appFilter(flags.apps, apps: apps.compactMap(\.bundleID))
+        return settings
+    }
+
+    /// `--app` values, each one of the configured apps' bundle IDs.
+    static func appFilter(_ given: [String], apps: [String]) throws(ConfigurationError) -> [String] {
+        let given = given.map { $0.trimmingCharacters(in: .whitespaces) }
+        for bundleID in given where !apps.contains(bundleID) {
+            throw .invalidValue(setting: "--app", value: bundleID, validChoices: apps.isEmpty ? ["(no app is named: set SUBRECON_BUNDLE_ID or use an apps file)"] : apps)
+        }
+        return given
+    }
+
+    /// The one app the single-app variables describe, exactly as before the apps file existed.
+    static func singleApp(environment: [String: String], flags: Flags, warnings: inout [String])
+        throws(ConfigurationError) -> AppSettings
+    {
+        let api = try ServerAPISettings.api(environment: environment, flag: flags.appleAPI)
+        var secret: SharedSecret?
+        var serverAPI: ServerAPISettings?
+        if api == .verifyReceipt || flags.requireBothAPIs {
+            secret = try resolveSecret(environment: environment, flagFile: flags.sharedSecretFile, warnings: &warnings)
+        }
+        if api == .serverAPI || flags.requireBothAPIs {
+            serverAPI = try ServerAPISettings.resolve(environment: environment, flags: flags.serverAPI, warnings: &warnings)
+        }
+        let bundleID = (flags.serverAPI.bundleID ?? nonEmpty(environment["SUBRECON_BUNDLE_ID"]))?
+            .trimmingCharacters(in: .whitespaces)
+        let appAppleID = try ServerAPISettings.appAppleID(flag: flags.serverAPI.appAppleID, environment: environment)
+        return AppSettings(
+            bundleID: bundleID.flatMap { $0.isEmpty ? nil : $0 }, appleAPI: api, sharedSecret: secret,
+            serverAPI: serverAPI, products: products(flags: flags.products, environment: environment),
+            appAppleID: appAppleID)
     }
 
     /// A whole-number setting: the flag, else the variable, else the default; checked against `range`.

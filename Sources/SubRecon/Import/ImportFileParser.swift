@@ -11,7 +11,7 @@ import SubReconStore
 ///
 /// Rules, for both formats:
 /// - Columns (CSV header names, compared case-insensitively) and keys (JSON, exact) are `user_id`,
-///   `receipt_data`, and optionally `product_id`, `environment`, `transaction_id`, in any order. Any other name is
+///   `receipt_data`, and optionally `product_id`, `environment`, `transaction_id`, `bundle_id`, in any order. Any other name is
 ///   rejected, so a typo such as `enviroment` cannot silently drop data.
 /// - `user_id` must not be empty, have surrounding whitespace or contain control characters; it is
 ///   kept exactly as given.
@@ -44,6 +44,11 @@ public struct ImportFileParser: Sendable {
     public let maxReceiptBytes: Int
     /// Server-api mode: a row may carry a `transaction_id` and no receipt data (a StoreKit 2 app).
     public let acceptsTransactionIDOnly: Bool
+    /// The apps a row's `bundle_id` may name. Several: every row must name one of them. One: a
+    /// row may name it or none. Empty (a single app with no bundle ID configured): any.
+    public let apps: [String]
+    /// Apps of the apps file asked through the Server API: their rows may carry only a `transaction_id`.
+    public let serverAPIApps: Set<String>
 
     /// Creates a parser.
     ///
@@ -53,8 +58,10 @@ public struct ImportFileParser: Sendable {
     ///   - maxReceiptBytes: the largest `receipt_data` accepted, in bytes of base64 text.
     public init(
         format: ImportFormat, sourceName: String, maxReceiptBytes: Int = defaultMaxReceiptBytes,
-        acceptsTransactionIDOnly: Bool = false
+        acceptsTransactionIDOnly: Bool = false, apps: [String] = [], serverAPIApps: Set<String> = []
     ) {
+        self.apps = apps
+        self.serverAPIApps = serverAPIApps
         self.acceptsTransactionIDOnly = acceptsTransactionIDOnly
         self.format = format
         self.sourceName = sourceName
@@ -77,9 +84,9 @@ public struct ImportFileParser: Sendable {
     // MARK: - Shared
 
     /// The column names, in the order messages list them.
-    static let columnNames = ["user_id", "receipt_data", "product_id", "environment", "transaction_id"]
+    static let columnNames = ["user_id", "receipt_data", "product_id", "environment", "transaction_id", "bundle_id"]
     static let requiredColumnNames: Set = ["user_id", "receipt_data"]
-    private static let columnList = "user_id, receipt_data, product_id, environment and transaction_id"
+    private static let columnList = "user_id, receipt_data, product_id, environment, transaction_id and bundle_id"
 
     private struct Collector {
         let sourceName: String
@@ -98,6 +105,7 @@ public struct ImportFileParser: Sendable {
         var productID: String?
         var environment: String?
         var transactionID: String? = nil
+        var bundleID: String? = nil
     }
 
     private func validate(_ raw: RawRecord, line: Int, into collector: inout Collector) {
@@ -108,11 +116,14 @@ public struct ImportFileParser: Sendable {
 
         let receiptData = ASCII.trimmingWhitespace(raw.receiptData ?? "")
         let hasTransactionID = raw.transactionID.map { !ASCII.trimmingWhitespace($0).isEmpty } ?? false
+        let bundleID = raw.bundleID.map(ASCII.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
         if receiptData.isEmpty, hasTransactionID {
             // A row needs one of the two; without receipt data only the Server API can check it.
-            if !acceptsTransactionIDOnly {
+            if !acceptsTransactionIDOnly, !(bundleID.map(serverAPIApps.contains) ?? false) {
                 reasons.append(
-                    "receipt_data is empty: a row with only a transaction_id can be checked only with SUBRECON_APPLE_API=server-api")
+                    serverAPIApps.isEmpty && apps.count < 2
+                        ? "receipt_data is empty: a row with only a transaction_id can be checked only with SUBRECON_APPLE_API=server-api"
+                        : "receipt_data is empty: a row with only a transaction_id can be checked only for an app whose apple_api is server-api")
             }
         } else if let problem = receiptDataProblem(receiptData, present: raw.receiptData != nil) {
             reasons.append(problem)
@@ -134,14 +145,30 @@ public struct ImportFileParser: Sendable {
             }
         }
 
+        if let problem = bundleIDProblem(bundleID) { reasons.append(problem) }
+
         if reasons.isEmpty {
             collector.rows.append(ImportRow(
                 line: line, userID: userID, receiptData: receiptData,
-                productID: productID, environment: environment, transactionID: transactionID
+                productID: productID, environment: environment, transactionID: transactionID, bundleID: bundleID
             ))
         } else {
             collector.reject(line: line, reasons)
         }
+    }
+
+    /// A row's app: with several apps it must name one of them; otherwise it may name the one
+    /// configured (or, when none is, any).
+    private func bundleIDProblem(_ bundleID: String?) -> String? {
+        guard let bundleID else {
+            return apps.count > 1
+                ? "bundle_id is missing: with several apps (the apps file) every row names its app, one of \(apps.joined(separator: ", "))"
+                : nil
+        }
+        if apps.isEmpty || apps.contains(bundleID) { return nil }
+        return apps.count > 1
+            ? "bundle_id \(Self.quoted(bundleID)) is not an app of the apps file (\(apps.joined(separator: ", ")))"
+            : "bundle_id \(Self.quoted(bundleID)) is not the configured app (\(apps[0]))"
     }
 
     static func userIDProblem(_ userID: String, present: Bool) -> String? {
@@ -214,7 +241,7 @@ public struct ImportFileParser: Sendable {
     // MARK: - CSV
 
     private static let headerUsage =
-        "the first line must be the header user_id,receipt_data (optionally also product_id, environment and transaction_id)"
+        "the first line must be the header user_id,receipt_data (optionally also product_id, environment, transaction_id and bundle_id)"
 
     private func parseCSV(_ bytes: UnsafeBufferPointer<UInt8>, into collector: inout Collector) {
         // Column index of each known name, once the header has been accepted.
@@ -266,7 +293,8 @@ public struct ImportFileParser: Sendable {
                     receiptData: columnIndex["receipt_data"].map { fields[$0] },
                     productID: columnIndex["product_id"].map { fields[$0] },
                     environment: columnIndex["environment"].map { fields[$0] },
-                    transactionID: columnIndex["transaction_id"].map { fields[$0] }
+                    transactionID: columnIndex["transaction_id"].map { fields[$0] },
+                    bundleID: columnIndex["bundle_id"].map { fields[$0] }
                 )
                 validate(raw, line: line, into: &collector)
             }
@@ -367,7 +395,7 @@ public struct ImportFileParser: Sendable {
         let raw = RawRecord(
             userID: strings["user_id"], receiptData: strings["receipt_data"],
             productID: strings["product_id"], environment: strings["environment"],
-            transactionID: strings["transaction_id"]
+            transactionID: strings["transaction_id"], bundleID: strings["bundle_id"]
         )
         validate(raw, line: line, into: &collector)
     }

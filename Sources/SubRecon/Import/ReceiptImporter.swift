@@ -9,13 +9,20 @@ public struct ReceiptImporter: Sendable {
     let store: any SubscriptionStore
     let maxReceiptBytes: Int
     let acceptsTransactionIDOnly: Bool
+    let apps: [String]
+    let serverAPIApps: Set<String>
 
-    /// - Parameter acceptsTransactionIDOnly: server-api mode, where a row may have a
-    ///   `transaction_id` and no receipt data.
+    /// - Parameters:
+    ///   - acceptsTransactionIDOnly: server-api mode, where a row may have a `transaction_id` and
+    ///     no receipt data.
+    ///   - apps: the bundle IDs a row may name (`ImportFileParser.apps`); `serverAPIApps`, those
+    ///     asked through the Server API.
     public init(
         store: any SubscriptionStore, maxReceiptBytes: Int = ImportFileParser.defaultMaxReceiptBytes,
-        acceptsTransactionIDOnly: Bool = false
+        acceptsTransactionIDOnly: Bool = false, apps: [String] = [], serverAPIApps: Set<String> = []
     ) {
+        self.apps = apps
+        self.serverAPIApps = serverAPIApps
         self.store = store
         self.maxReceiptBytes = maxReceiptBytes
         self.acceptsTransactionIDOnly = acceptsTransactionIDOnly
@@ -37,7 +44,8 @@ public struct ReceiptImporter: Sendable {
         let resolved = ImportFormat.resolved(explicit: format, path: path, data: data)
         let parser = ImportFileParser(
             format: resolved, sourceName: path == "-" ? ImportFileParser.standardInputSourceName : path,
-            maxReceiptBytes: maxReceiptBytes, acceptsTransactionIDOnly: acceptsTransactionIDOnly)
+            maxReceiptBytes: maxReceiptBytes, acceptsTransactionIDOnly: acceptsTransactionIDOnly, apps: apps,
+            serverAPIApps: serverAPIApps)
         let result = parser.parse(data)
         guard result.problems.isEmpty else { throw .badRows(result.problems) }
         do {

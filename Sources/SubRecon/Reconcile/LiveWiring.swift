@@ -35,16 +35,32 @@ public struct LiveWiring: Sendable {
         let transport = CurlTransport(
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
-        let limiter = rateLimiter()
         let duePolicy = await Self.duePolicy(store: store, nowMs: clock(), logger: logger)
-        let pipeline = ReconciliationRun(
-            store: store, verifier: try verifier(transport: transport, api: settings.appleAPI, limiter: limiter),
-            reconciler: ReceiptReconciler(products: settings.products, duePolicy: duePolicy),
-            clock: clock, stopSignal: stopSignal, logger: logger)
+        let apps = settings.selectedApps
+        if settings.apps.count > 1 {
+            let unnamed = (try? await store.countReceiptsWithoutApp()) ?? 0
+            if unnamed > 0 {
+                logger.warning(
+                    "\(unnamed) receipt(s) name no app and are not verified: with several apps each receipt names its app; import them again with bundle_id")
+            }
+        }
+        // Each app its own client, with its own credentials and rate budget.
+        var limiters: [APIRateLimiter] = []
+        var lanes: [ReconciliationRun.Lane] = []
+        for app in apps {
+            let limiter = rateLimiter(for: app)
+            if app.appleAPI == .serverAPI { limiters.append(limiter) }
+            lanes.append(
+                ReconciliationRun.Lane(
+                    app: settings.apps.count > 1 ? .app(app.bundleID ?? "") : .every,
+                    verifier: try verifier(transport: transport, app: app, api: app.appleAPI, limiter: limiter),
+                    reconciler: ReceiptReconciler(products: app.products, duePolicy: duePolicy)))
+        }
+        let pipeline = ReconciliationRun(store: store, lanes: lanes, clock: clock, stopSignal: stopSignal, logger: logger)
         var options = options
         options.concurrency = settings.concurrency
         var summary = try await pipeline.run(options, observers: observers)
-        if settings.appleAPI == .serverAPI { summary.serverAPI = limiter.figures }
+        if !limiters.isEmpty { summary.serverAPI = APIRateLimiter.Figures.together(limiters.map(\.figures)) }
         return summary
     }
 
@@ -53,10 +69,11 @@ public struct LiveWiring: Sendable {
         let transport = CurlTransport(
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
-        let limiter = rateLimiter()
+        let app = settings.apps[0]
+        let limiter = rateLimiter(for: app)
         let check = ParityCheck(
-            store: store, verifyReceipt: try verifier(transport: transport, api: .verifyReceipt, limiter: limiter),
-            serverAPI: try verifier(transport: transport, api: .serverAPI, limiter: limiter),
+            store: store, verifyReceipt: try verifier(transport: transport, app: app, api: .verifyReceipt, limiter: limiter),
+            serverAPI: try verifier(transport: transport, app: app, api: .serverAPI, limiter: limiter),
             reconciler: ReceiptReconciler(products: settings.products), clock: clock, concurrency: settings.concurrency,
             logger: logger)
         do {
@@ -66,12 +83,13 @@ public struct LiveWiring: Sendable {
         }
     }
 
-    /// What every App Store Server API request of this process waits for: `SUBRECON_API_RATE` for
-    /// all workers together, through a schedule they share in the store (PostgreSQL); on SQLite,
-    /// which answers nil, this process's own.
-    func rateLimiter() -> APIRateLimiter {
-        guard let serverAPI = settings.serverAPI, serverAPI.requestsPerSecond > 0 else {
-            return APIRateLimiter(requestsPerSecond: settings.serverAPI?.requestsPerSecond ?? 0)
+    /// What every App Store Server API request of an app waits for: its `api_rate`
+    /// (`SUBRECON_API_RATE`) for all workers together, through a schedule they share in the store
+    /// (PostgreSQL); on SQLite, which answers nil, this process's own. Apple's limit is per app,
+    /// so each app has its own.
+    func rateLimiter(for app: AppSettings) -> APIRateLimiter {
+        guard let serverAPI = app.serverAPI, serverAPI.requestsPerSecond > 0 else {
+            return APIRateLimiter(requestsPerSecond: app.serverAPI?.requestsPerSecond ?? 0)
         }
         return APIRateLimiter(
             requestsPerSecond: serverAPI.requestsPerSecond,
@@ -82,18 +100,19 @@ public struct LiveWiring: Sendable {
     /// The `api_rate` row of an app: Apple's limit is per app.
     static func apiRateBudget(bundleID: String) -> String { "server-api " + bundleID }
 
-    /// The client for `api`, or a configuration failure when its settings are missing.
-    func verifier(transport: any HTTPTransport, api: AppleAPI, limiter: APIRateLimiter) throws(RunFailure)
-        -> any ReceiptVerifier
+    /// The client asking `api` about `app`'s receipts, or a configuration failure when its
+    /// settings are missing.
+    func verifier(transport: any HTTPTransport, app: AppSettings, api: AppleAPI, limiter: APIRateLimiter)
+        throws(RunFailure) -> any ReceiptVerifier
     {
         switch api {
         case .verifyReceipt:
-            guard let secret = settings.sharedSecret else { throw .configuration(ConfigurationError.missingSharedSecret.description) }
+            guard let secret = app.sharedSecret else { throw .configuration(ConfigurationError.missingSharedSecret.description) }
             return VerifyReceiptClient(
                 transport: transport, endpoints: settings.endpoints, sharedSecret: secret,
                 requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy, logger: logger)
         case .serverAPI:
-            guard let serverAPI = settings.serverAPI else {
+            guard let serverAPI = app.serverAPI else {
                 throw .configuration("the App Store Server API is not configured (SUBRECON_API_KEY_FILE, ...)")
             }
             return ServerAPIClient(
@@ -101,7 +120,7 @@ public struct LiveWiring: Sendable {
                 // The JWT lives in Apple's real time, whatever clock the run's states use.
                 tokens: BearerTokenProvider(key: serverAPI.key, clock: { LiveWiring.wallClockMs() }),
                 verifier: serverAPI.verifier, bundleID: serverAPI.bundleID, appAppleID: serverAPI.appAppleID,
-                products: settings.products, limiter: limiter,
+                products: app.products, limiter: limiter,
                 requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy,
                 clockMs: { LiveWiring.wallClockMs() }, logger: logger)
         }
@@ -125,7 +144,7 @@ extension LiveWiring {
         let backfill = NotificationBackfill(
             transport: transport, endpoints: serverAPI.endpoints,
             tokens: BearerTokenProvider(key: serverAPI.key, clock: { LiveWiring.wallClockMs() }),
-            limiter: rateLimiter(), processor: processor, requestTimeout: settings.requestTimeout,
+            limiter: rateLimiter(for: settings.apps[0]), processor: processor, requestTimeout: settings.requestTimeout,
             retryPolicy: settings.retryPolicy, clockMs: { LiveWiring.wallClockMs() }, logger: logger)
         return try await backfill.run(sinceMs: sinceMs, untilMs: untilMs, environment: environment)
     }

@@ -10,6 +10,7 @@ import SubReconStore
 struct ReceiptCursor {
     let store: any SubscriptionStore
     let selection: ReceiptSelection
+    let app: AppScope
     let detail: ReceiptDetail
     let nowMs: Int64
     let pageSize: Int
@@ -21,11 +22,12 @@ struct ReceiptCursor {
     private var nextPage: Task<[ReceiptToVerify], any Error>?
 
     init(
-        store: any SubscriptionStore, selection: ReceiptSelection, detail: ReceiptDetail = .receiptOnly, nowMs: Int64,
-        pageSize: Int, limit: Int?
+        store: any SubscriptionStore, selection: ReceiptSelection, app: AppScope = .every,
+        detail: ReceiptDetail = .receiptOnly, nowMs: Int64, pageSize: Int, limit: Int?
     ) {
         self.store = store
         self.selection = selection
+        self.app = app
         self.detail = detail
         self.nowMs = nowMs
         self.pageSize = pageSize
@@ -54,9 +56,11 @@ struct ReceiptCursor {
     }
 
     private func readAhead() -> Task<[ReceiptToVerify], any Error> {
-        let (store, selection, detail, position, nowMs) = (store, selection, detail, position, nowMs)
+        let (store, selection, app, detail, position, nowMs) = (store, selection, app, detail, position, nowMs)
         let limit = min(pageSize, remaining - (page.count - index))
-        return Task { try await store.receipts(selection, after: position, limit: limit, nowMs: nowMs, detail: detail) }
+        return Task {
+            try await store.receipts(selection, app: app, after: position, limit: limit, nowMs: nowMs, detail: detail)
+        }
     }
 
     private mutating func takeNextPage() async throws(StoreError) -> [ReceiptToVerify] {

@@ -45,28 +45,57 @@ public struct ReconciliationRun: Sendable {
         }
     }
 
+    /// One app's share of a run: its receipts, the client that asks Apple about them (with that
+    /// app's credentials and rate budget) and the reconciler with its products.
+    public struct Lane: Sendable {
+        public var app: AppScope
+        public var verifier: any ReceiptVerifier
+        public var reconciler: ReceiptReconciler
+
+        public init(app: AppScope, verifier: any ReceiptVerifier, reconciler: ReceiptReconciler) {
+            self.app = app
+            self.verifier = verifier
+            self.reconciler = reconciler
+        }
+
+        /// How messages name the app.
+        var name: String { app.bundleID ?? "the app" }
+    }
+
     let store: any SubscriptionStore
-    let verifier: any ReceiptVerifier
-    let reconciler: ReceiptReconciler
+    /// One per app; the apps' receipts are verified side by side, each app's slots refilled
+    /// from its own receipts, so one app's rate budget never holds up another's.
+    let lanes: [Lane]
     let clock: @Sendable () -> Int64
     let stopSignal: StopSignal
     let logger: Logger
 
     public init(
-        store: any SubscriptionStore, verifier: any ReceiptVerifier, reconciler: ReceiptReconciler,
-        clock: @escaping @Sendable () -> Int64, stopSignal: StopSignal = StopSignal(), logger: Logger
+        store: any SubscriptionStore, lanes: [Lane], clock: @escaping @Sendable () -> Int64,
+        stopSignal: StopSignal = StopSignal(), logger: Logger
     ) {
+        precondition(!lanes.isEmpty, "a run needs at least one app")
         self.store = store
-        self.verifier = verifier
-        self.reconciler = reconciler
+        self.lanes = lanes
         self.clock = clock
         self.stopSignal = stopSignal
         self.logger = logger
     }
 
+    /// A run of a deployment with one app: every stored receipt, one client.
+    public init(
+        store: any SubscriptionStore, verifier: any ReceiptVerifier, reconciler: ReceiptReconciler,
+        clock: @escaping @Sendable () -> Int64, stopSignal: StopSignal = StopSignal(), logger: Logger
+    ) {
+        self.init(
+            store: store, lanes: [Lane(app: .every, verifier: verifier, reconciler: reconciler)], clock: clock,
+            stopSignal: stopSignal, logger: logger)
+    }
+
     /// What a child task of the run reports back.
     private enum ChildResult: Sendable {
-        case verified(ReceiptToVerify, VerificationOutcome, ReceiptDigest?)
+        /// An answer, with the index of its app's lane.
+        case verified(Int, ReceiptToVerify, VerificationOutcome, ReceiptDigest?)
         /// The watcher saw a stop request, or lost the run lock.
         case stopRequested(EarlyEnd)
         /// The watcher was cancelled at the end of the run.
@@ -121,8 +150,11 @@ public struct ReconciliationRun: Sendable {
         _ options: Options, claims: Bool, lockToken: String, observers: [any RunObserver]
     ) async throws(RunFailure) -> RunSummary {
         let startedAt = clock()
-        var total = try await storeCall { () async throws(StoreError) in
-            try await store.countReceipts(options.selection, nowMs: startedAt)
+        var total = 0
+        for lane in lanes {
+            total += try await storeCall { () async throws(StoreError) in
+                try await store.countReceipts(options.selection, app: lane.app, nowMs: startedAt)
+            }
         }
         if let limit = options.limit { total = min(total, limit) }
         let runID: Int64? =
@@ -141,15 +173,21 @@ public struct ReconciliationRun: Sendable {
             ])
 
         for observer in observers { observer.runStarted(receiptsTotal: total, runID: runID) }
-        var cursor = ReceiptCursor(
-            store: store, selection: options.selection, detail: verifier.receiptDetail, nowMs: startedAt,
-            pageSize: options.pageSize,
-            limit: options.limit)
+        // Each app walks its own receipts; `--limit` bounds the run as a whole.
+        var cursors = lanes.map { lane in
+            ReceiptCursor(
+                store: store, selection: options.selection, app: lane.app, detail: lane.verifier.receiptDetail,
+                nowMs: startedAt, pageSize: options.pageSize, limit: options.limit)
+        }
+        var remainingLimit = options.limit ?? .max
+        var laneInFlight = Array(repeating: 0, count: lanes.count)
+        var laneExhausted = Array(repeating: false, count: lanes.count)
         var counts: [RunItemOutcome: Int] = [:]
-        var stoppedBy: RunStoppingProblem?
+        // An app Apple stopped (21004, a 401) stops only that app's work.
+        var laneStoppedBy: [RunStoppingProblem?] = Array(repeating: nil, count: lanes.count)
         var endedEarly: EarlyEnd?
         var breaker = options.circuitBreaker
-        let verifier = self.verifier
+        let lanes = self.lanes
         let clock = self.clock
         do {
             try await withThrowingTaskGroup(of: ChildResult.self) { group in
@@ -157,9 +195,27 @@ public struct ReconciliationRun: Sendable {
                 var inFlight = 0
                 var scheduling = true
                 func scheduleNext() async throws {
-                    guard scheduling, stoppedBy == nil, endedEarly == nil, let receipt = try await cursor.next() else {
+                    guard scheduling, endedEarly == nil, remainingLimit > 0 else { return }
+                    // The app with the fewest receipts in flight goes next, so every app keeps
+                    // its share of the window whatever the order its receipts are due in.
+                    while true {
+                        var next: Int?
+                        for index in lanes.indices where !laneExhausted[index] && laneStoppedBy[index] == nil {
+                            if next.map({ laneInFlight[index] < laneInFlight[$0] }) ?? true { next = index }
+                        }
+                        guard let index = next else { return }
+                        guard let receipt = try await cursors[index].next() else {
+                            laneExhausted[index] = true
+                            continue
+                        }
+                        schedule(receipt, lane: index)
                         return
                     }
+                }
+                func schedule(_ receipt: ReceiptToVerify, lane index: Int) {
+                    let verifier = lanes[index].verifier
+                    remainingLimit -= 1
+                    laneInFlight[index] += 1
                     group.addTask {
                         // Apple's answer is as of when we asked: a notification signed after
                         // that is newer, and the reconciler keeps it (see AppleAccount.asOfMs).
@@ -170,7 +226,7 @@ public struct ReconciliationRun: Sendable {
                             outcome = .answered(account)
                         }
                         // Hashed here, in parallel, rather than in the one writer.
-                        return .verified(receipt, outcome, ReceiptDigest(latestReceiptOf: outcome, sent: receipt))
+                        return .verified(index, receipt, outcome, ReceiptDigest(latestReceiptOf: outcome, sent: receipt))
                     }
                     inFlight += 1
                 }
@@ -181,7 +237,7 @@ public struct ReconciliationRun: Sendable {
                 }
                 // Answers are written in small batches (one transaction each): when the batch is
                 // full, when it has waited `maxBatchDelay`, or when nothing else is in flight.
-                var pending: [(ReceiptToVerify, VerificationOutcome, ReceiptDigest?)] = []
+                var pending: [PendingAnswer] = []
                 var oldestPending = ContinuousClock.now
                 // The write of one batch runs beside the scheduling (at most one batch being
                 // written at a time, in order), so answers arriving meanwhile are not left waiting
@@ -225,17 +281,20 @@ public struct ReconciliationRun: Sendable {
                         // Cancels backoff waits of the receipts in flight (their HTTP exchange completes).
                         group.cancelAll()
                         continue
-                    case .verified(let receipt, let outcome, let digest):
+                    case .verified(let lane, let receipt, let outcome, let digest):
                         inFlight -= 1
+                        laneInFlight[lane] -= 1
                         var effective = outcome
-                        if case .stopRun(let problem) = outcome, stoppedBy == nil {
-                            stoppedBy = problem
-                            logger.critical("\(problem)")
+                        if case .stopRun(let problem) = outcome, laneStoppedBy[lane] == nil {
+                            laneStoppedBy[lane] = problem
+                            logger.critical(
+                                "\(problem)", metadata: lanes.count > 1 ? ["app": "\(lanes[lane].name)"] : nil)
                         }
-                        // Once Apple stopped the run, answers still in flight are discarded: they stay due.
-                        if let stoppedBy { effective = .stopRun(stoppedBy) }
+                        // Once Apple stopped an app's work, its answers still in flight are
+                        // discarded: they stay due.
+                        if let stoppedBy = laneStoppedBy[lane] { effective = .stopRun(stoppedBy) }
                         if pending.isEmpty { oldestPending = .now }
-                        pending.append((receipt, effective, digest))
+                        pending.append(PendingAnswer(lane: lane, receipt: receipt, outcome: effective, digest: digest))
                         // A failure is written and counted before anything new starts, so the
                         // circuit breaker opens on time during an outage (failures are rare otherwise).
                         if case .failed = effective { try await flush(wait: true) }
@@ -260,8 +319,10 @@ public struct ReconciliationRun: Sendable {
             throw failure
         }
 
+        let stoppedApps = lanes.indices.compactMap { index in laneStoppedBy[index].map { (lanes[index].name, $0) } }
+        let stoppedBy = stoppedApps.first?.1
         let status: RunStatus
-        if stoppedBy != nil {
+        if stoppedApps.count == lanes.count {
             status = .aborted
         } else if let endedEarly {
             // Interrupted from outside (a signal, another process took the lock) vs. stopped by us.
@@ -279,13 +340,17 @@ public struct ReconciliationRun: Sendable {
                 remaining = 0
             } else {
                 try? await store.releaseClaims()
-                remaining = (try? await store.countReceipts(.due, nowMs: startedAt)) ?? 0
+                remaining = 0
+                for lane in lanes {
+                    remaining += (try? await store.countReceipts(.due, app: lane.app, nowMs: startedAt)) ?? 0
+                }
             }
         }
         let summary = RunSummary(
             runID: runID, kind: options.kind, receiptsTotal: total, counts: counts, stoppedBy: stoppedBy,
             status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: endedEarly?.description,
-            notReached: stoppedBy == nil ? remaining : 0)
+            notReached: stoppedBy == nil ? remaining : 0,
+            stoppedApps: lanes.count > 1 ? stoppedApps.map(\.0) : [])
         if let runID {
             try await storeCall { () async throws(StoreError) in
                 try await store.finishRun(
@@ -323,18 +388,23 @@ public struct ReconciliationRun: Sendable {
     /// A batch waits at most this long for company before it is written.
     static let maxBatchDelay: Duration = .milliseconds(50)
 
-    private func record(_ batch: [(ReceiptToVerify, VerificationOutcome, ReceiptDigest?)], runID: Int64?, dryRun: Bool)
-        async throws(StoreError) -> [ReceiptUpdate]
-    {
+    /// An answer waiting to be written, with its app's lane.
+    private struct PendingAnswer: Sendable {
+        var lane: Int
+        var receipt: ReceiptToVerify
+        var outcome: VerificationOutcome
+        var digest: ReceiptDigest?
+    }
+
+    private func record(_ batch: [PendingAnswer], runID: Int64?, dryRun: Bool) async throws(StoreError) -> [ReceiptUpdate] {
         let nowMs = clock()
-        let reconciler = self.reconciler
-        let requests = batch.map { receipt, outcome, digest in
+        let requests = batch.map { answer in
             ReceiptReconciliation(
-                receipt: receipt, outcome: outcome, reconciler: reconciler, nowMs: nowMs, runID: runID,
-                latestReceiptDigest: digest)
+                receipt: answer.receipt, outcome: answer.outcome, reconciler: lanes[answer.lane].reconciler, nowMs: nowMs,
+                runID: runID, latestReceiptDigest: answer.digest)
         }
         let updates = try await store.reconcile(requests, runID: runID, write: !dryRun)
-        for (update, (receipt, _, _)) in zip(updates, batch) {
+        for (update, receipt) in zip(updates, batch.map(\.receipt)) {
             logger.debug(
                 "receipt reconciled",
                 metadata: [

@@ -18,13 +18,17 @@ public struct RunSummary: Sendable, Equatable {
     public var endedEarly: String?
     /// Selected receipts the run never started; they stay due.
     public var notReached: Int
-    /// App Store Server API runs: requests sent, 429s received, the rate reached.
+    /// App Store Server API runs: requests sent, 429s received, the rate reached (every app's together).
     public var serverAPI: APIRateLimiter.Figures?
+    /// With several apps: the apps Apple stopped (their work stopped; the others' completed).
+    public var stoppedApps: [String]
 
     public init(
         runID: Int64?, kind: RunKind, receiptsTotal: Int, counts: [RunItemOutcome: Int], stoppedBy: RunStoppingProblem?,
-        status: RunStatus, startedAtMs: Int64, finishedAtMs: Int64, endedEarly: String? = nil, notReached: Int = 0
+        status: RunStatus, startedAtMs: Int64, finishedAtMs: Int64, endedEarly: String? = nil, notReached: Int = 0,
+        stoppedApps: [String] = []
     ) {
+        self.stoppedApps = stoppedApps
         self.runID = runID
         self.kind = kind
         self.receiptsTotal = receiptsTotal
@@ -59,7 +63,11 @@ public struct RunSummary: Sendable, Equatable {
             + "\(receiptsTotal) receipts, "
             + RunItemOutcome.allCases.map { "\(count($0)) \($0.rawValue)" }.joined(separator: ", ")
             + ", \(String(format: "%.1f", seconds)) s, exit \(exitCode)"
-        if let stoppedBy { text += " (stopped: Apple answered \(stoppedBy.appleStatus))" }
+        if let stoppedBy {
+            text += stoppedApps.isEmpty
+                ? " (stopped: Apple answered \(stoppedBy.appleStatus))"
+                : " (stopped for \(stoppedApps.joined(separator: ", ")): Apple answered \(stoppedBy.appleStatus); the other apps' work went on)"
+        }
         if let endedEarly { text += " (ended early: \(endedEarly); \(notReached) not reached, still due)" }
         if let api = serverAPI {
             text += "; Server API: \(api.requests) requests, \(api.rateLimited) answered 429"

@@ -27,6 +27,14 @@ public final class APIRateLimiter: Sendable {
             guard let first = firstRequestMs, let last = lastRequestMs, requests > 1, last > first else { return nil }
             return Double(requests - 1) * 1000 / Double(last - first)
         }
+
+        /// Several limiters' figures (several apps' budgets side by side) as one.
+        public static func together(_ figures: [Figures]) -> Figures {
+            Figures(
+                requests: figures.map(\.requests).reduce(0, +), rateLimited: figures.map(\.rateLimited).reduce(0, +),
+                firstRequestMs: figures.compactMap(\.firstRequestMs).min(),
+                lastRequestMs: figures.compactMap(\.lastRequestMs).max())
+        }
     }
 
     /// Slots of a shared reservation, on the limiter's clock, not handed out yet.

@@ -13,6 +13,9 @@ public struct ImportRow: Sendable, Equatable {
     public var environment: ReceiptEnvironment?
     /// A transaction id of the customer (the App Store Server API is asked about it); optional.
     public var transactionID: String?
+    /// The app the receipt belongs to (`bundle_id`); nil when the deployment has one app and the
+    /// row names none.
+    public var bundleID: String?
 
     /// Creates a row; the parser is the usual source of these.
     public init(
@@ -21,8 +24,10 @@ public struct ImportRow: Sendable, Equatable {
         receiptData: String,
         productID: String? = nil,
         environment: ReceiptEnvironment? = nil,
-        transactionID: String? = nil
+        transactionID: String? = nil,
+        bundleID: String? = nil
     ) {
+        self.bundleID = bundleID
         self.transactionID = transactionID
         self.line = line
         self.userID = userID

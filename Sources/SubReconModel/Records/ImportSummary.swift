@@ -4,10 +4,14 @@ public struct ImportSummary: Sendable, Equatable {
     public var imported: Int
     /// Rows whose receipt data the user already had (now, or before Apple's `latest_receipt` replaced it).
     public var alreadyStored: Int
+    /// Of those, receipts stored before without an app that this import named (a deployment
+    /// moving to several apps imports its receipts again with `bundle_id`).
+    public var appNamed: Int = 0
 
-    package init(imported: Int, alreadyStored: Int) {
+    package init(imported: Int, alreadyStored: Int, appNamed: Int = 0) {
         self.imported = imported
         self.alreadyStored = alreadyStored
+        self.appNamed = appNamed
     }
 }
 

@@ -13,7 +13,7 @@ package enum PostgresSchema {
     package static let migrations: [(identifier: String, sql: String)] = [
         ("v1", v1), ("v2-run-lock", v2), ("v3-subscription-changes", v3), ("v4-server-api", v4), ("v5-claims", v5),
         ("v6-api-rate", v6), ("v7-notifications", v7), ("v8-write-costs", v8),
-        ("v9-ledger", v9), ("v10-apple-reports", v10),
+        ("v9-ledger", v9), ("v10-apple-reports", v10), ("v11-apps", v11),
     ]
 
     /// Creates or migrates the schema. Several workers starting at once take turns on a
@@ -111,6 +111,13 @@ package enum PostgresSchema {
 
     /// Apple's sales reports (see `SchemaSQL.v10AppleReports`).
     package static let v10 = translate(SchemaSQL.v10AppleReports)
+
+    /// Several apps (see `SchemaSQL.v11Apps`); on PostgreSQL each app's workers claim through
+    /// their own partial index, as `receipts_due_unclaimed` serves a single app's.
+    package static let v11 = translate(SchemaSQL.v11Apps) + """
+        ;
+        CREATE INDEX receipts_app_due_unclaimed ON receipts(bundle_id, next_due_at, id) WHERE claimed_by IS NULL
+        """
 
     /// Notifications V2; a change made by a notification has no run but the notification's uuid.
     package static let v7 = translate(SchemaSQL.v7Notifications) + """

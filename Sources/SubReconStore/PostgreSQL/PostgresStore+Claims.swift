@@ -8,8 +8,9 @@ import SubReconModel
 /// write clears its claim, and a claim that ran out (its worker died) is released by whoever
 /// claims next.
 extension PostgresStore {
-    public func countReceipts(_ selection: ReceiptSelection, nowMs: Int64) async throws(StoreError) -> Int {
-        try await withConnection("counting receipts") { connection in
+    public func countReceipts(_ selection: ReceiptSelection, app: AppScope, nowMs: Int64) async throws(StoreError) -> Int {
+        let (filter, appArguments) = Self.appFilter(app)
+        return try await withConnection("counting receipts") { connection in
             let count: Int64? =
                 switch selection {
                 case .due:
@@ -17,61 +18,81 @@ extension PostgresStore {
                     try await connection.integer(
                         """
                         SELECT COUNT(*) FROM receipts WHERE next_due_at <= ? AND (last_attempt_at IS NULL OR last_attempt_at < ?)
-                            AND (claimed_by IS NULL OR claimed_until < \(PostgresSchema.nowMs))
-                        """, [.integer(nowMs), .integer(nowMs)])
+                            AND (claimed_by IS NULL OR claimed_until < \(PostgresSchema.nowMs))\(filter)
+                        """, [.integer(nowMs), .integer(nowMs)] + appArguments)
                 case .duePreview:
-                    try await connection.integer("SELECT COUNT(*) FROM receipts WHERE next_due_at <= ?", [.integer(nowMs)])
+                    try await connection.integer(
+                        "SELECT COUNT(*) FROM receipts WHERE next_due_at <= ?\(filter)", [.integer(nowMs)] + appArguments)
                 case .all:
-                    try await connection.integer("SELECT COUNT(*) FROM receipts")
+                    try await connection.integer("SELECT COUNT(*) FROM receipts WHERE TRUE\(filter)", appArguments)
                 case .user(let userID):
-                    try await connection.integer("SELECT COUNT(*) FROM receipts WHERE user_id = ?", [.text(userID)])
+                    try await connection.integer(
+                        "SELECT COUNT(*) FROM receipts WHERE user_id = ?\(filter)", [.text(userID)] + appArguments)
                 }
             return Int(count ?? 0)
         }
     }
 
-    /// `.due`: claims the next `limit` due receipts for this worker (`after` is not needed: a
-    /// claimed or written receipt is no longer due-and-unclaimed). `.all` and `.user`: keyset
-    /// pages, as on SQLite (`run --all` and `user` don't split).
+    public func countReceiptsWithoutApp() async throws(StoreError) -> Int {
+        try await withConnection("counting receipts without an app") { connection in
+            Int(try await connection.integer(ImportSQL.receiptsWithoutApp) ?? 0)
+        }
+    }
+
+    /// The condition (and its argument) limiting a selection to one app; nothing for every app.
+    static func appFilter(_ app: AppScope) -> (sql: String, arguments: [SQLArgument]) {
+        guard let bundleID = app.bundleID else { return ("", []) }
+        return (" AND bundle_id = ?", [.text(bundleID)])
+    }
+
+    /// `.due`: claims the next `limit` due receipts of `app` for this worker (`after` is not
+    /// needed: a claimed or written receipt is no longer due-and-unclaimed). `.all` and `.user`:
+    /// keyset pages, as on SQLite (`run --all` and `user` don't split).
     public func receipts(
-        _ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64, detail: ReceiptDetail
+        _ selection: ReceiptSelection, app: AppScope, after: ReceiptCursorPosition, limit: Int, nowMs: Int64,
+        detail: ReceiptDetail
     )
         async throws(StoreError) -> [ReceiptToVerify]
     {
         let columns = detail == .withServerAPIContext ? Self.serverAPIColumns : ReceiptToVerify.verifyReceiptColumns
+        let (filter, appArguments) = Self.appFilter(app)
         switch selection {
         case .due:
-            return try await claimDue(limit: limit, dueBy: nowMs, columns: columns)
+            return try await claimDue(limit: limit, dueBy: nowMs, columns: columns, app: app)
         case .duePreview:
             return try await withConnection("reading receipts to verify") { connection in
                 try await connection.all(
                     """
                     SELECT \(columns) FROM receipts
-                    WHERE next_due_at <= ? AND (next_due_at > ? OR (next_due_at = ? AND id > ?))
+                    WHERE next_due_at <= ? AND (next_due_at > ? OR (next_due_at = ? AND id > ?))\(filter)
                     ORDER BY next_due_at, id LIMIT ?
                     """,
-                    [.integer(nowMs), .integer(after.nextDueAt), .integer(after.nextDueAt), .integer(after.id),
-                     .integer(Int64(limit))], ReceiptToVerify.init(postgresRow:))
+                    [.integer(nowMs), .integer(after.nextDueAt), .integer(after.nextDueAt), .integer(after.id)]
+                        + appArguments + [.integer(Int64(limit))], ReceiptToVerify.init(postgresRow:))
             }
         case .all:
             return try await withConnection("reading receipts to verify") { connection in
                 try await connection.all(
-                    "SELECT \(columns) FROM receipts WHERE id > ? ORDER BY id LIMIT ?",
-                    [.integer(after.id), .integer(Int64(limit))], ReceiptToVerify.init(postgresRow:))
+                    "SELECT \(columns) FROM receipts WHERE id > ?\(filter) ORDER BY id LIMIT ?",
+                    [.integer(after.id)] + appArguments + [.integer(Int64(limit))], ReceiptToVerify.init(postgresRow:))
             }
         case .user(let userID):
             return try await withConnection("reading receipts to verify") { connection in
                 try await connection.all(
-                    "SELECT \(columns) FROM receipts WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?",
-                    [.text(userID), .integer(after.id), .integer(Int64(limit))], ReceiptToVerify.init(postgresRow:))
+                    "SELECT \(columns) FROM receipts WHERE user_id = ? AND id > ?\(filter) ORDER BY id LIMIT ?",
+                    [.text(userID), .integer(after.id)] + appArguments + [.integer(Int64(limit))],
+                    ReceiptToVerify.init(postgresRow:))
             }
         }
     }
 
     /// Claims up to `limit` receipts due by `dueBy` (the run's start) and not attempted since: a
     /// receipt this run wrote, or failed and left due, is not claimed again in it.
-    package func claimDue(limit: Int, dueBy: Int64, columns: String) async throws(StoreError) -> [ReceiptToVerify] {
+    package func claimDue(limit: Int, dueBy: Int64, columns: String, app: AppScope = .every)
+        async throws(StoreError) -> [ReceiptToVerify]
+    {
         let (worker, timeout) = (worker, claimTimeoutMs)
+        let (filter, appArguments) = Self.appFilter(app)
         return try await withTransaction("claiming due receipts") { connection in
             // Claims live in the database's clock, so hosts whose clocks disagree agree on when a
             // claim runs out. The rescuer: claims whose worker stopped renewing them are released.
@@ -80,20 +101,22 @@ extension PostgresStore {
                 UPDATE receipts SET claimed_by = NULL, claimed_until = NULL
                 WHERE claimed_by IS NOT NULL AND claimed_until < \(PostgresSchema.nowMs)
                 """)
-            // The partial index receipts_due_unclaimed serves the inner query; SKIP LOCKED lets
-            // workers claiming at the same moment take different receipts instead of waiting.
+            // The partial index receipts_due_unclaimed (receipts_app_due_unclaimed for one app)
+            // serves the inner query; SKIP LOCKED lets workers claiming at the same moment take
+            // different receipts instead of waiting.
             return try await connection.all(
                 """
                 WITH picked AS (
                     SELECT id FROM receipts
-                    WHERE next_due_at <= ? AND claimed_by IS NULL AND (last_attempt_at IS NULL OR last_attempt_at < ?)
+                    WHERE next_due_at <= ? AND claimed_by IS NULL AND (last_attempt_at IS NULL OR last_attempt_at < ?)\(filter)
                     ORDER BY next_due_at, id LIMIT ?
                     FOR UPDATE SKIP LOCKED)
                 UPDATE receipts SET claimed_by = ?, claimed_until = \(PostgresSchema.nowMs) + ?
                 FROM picked WHERE receipts.id = picked.id
                 RETURNING \(Self.qualified(columns))
                 """,
-                [.integer(dueBy), .integer(dueBy), .integer(Int64(limit)), .text(worker), .integer(timeout)],
+                [.integer(dueBy), .integer(dueBy)] + appArguments
+                    + [.integer(Int64(limit)), .text(worker), .integer(timeout)],
                 ReceiptToVerify.init(postgresRow:)
             ).sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) }
         }

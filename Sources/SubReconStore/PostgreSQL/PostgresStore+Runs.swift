@@ -108,8 +108,8 @@ extension PostgresStore {
                     WITH known AS (SELECT 1 FROM receipt_versions WHERE user_id = ? AND receipt_sha256 = ?),
                     receipt AS (
                         INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at,
-                            transaction_id, receipt_sha256)
-                        SELECT ?, ?, ?, ?, ?, 0, ?, ? WHERE NOT EXISTS (SELECT 1 FROM known) RETURNING id)
+                            transaction_id, receipt_sha256, bundle_id)
+                        SELECT ?, ?, ?, ?, ?, 0, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM known) RETURNING id)
                     INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at)
                     SELECT ?, ?, id, ? FROM receipt RETURNING receipt_id
                     """,
@@ -117,10 +117,19 @@ extension PostgresStore {
                         .text(row.userID), .text(digest), .text(row.userID),
                         SQLArgument(row.receiptData.isEmpty ? nil : row.receiptData), SQLArgument(row.productID),
                         SQLArgument(row.environment?.rawValue), .integer(nowMs), SQLArgument(row.transactionID),
-                        SQLArgument(row.receiptData.isEmpty ? nil : digest), .text(row.userID), .text(digest),
-                        .integer(nowMs),
+                        SQLArgument(row.receiptData.isEmpty ? nil : digest), SQLArgument(row.bundleID), .text(row.userID),
+                        .text(digest), .integer(nowMs),
                     ])
-                if inserted == nil { summary.alreadyStored += 1 } else { summary.imported += 1 }
+                if inserted == nil {
+                    summary.alreadyStored += 1
+                    if let bundleID = row.bundleID {
+                        let named = try await connection.integer(
+                            ImportSQL.nameAppOfVersion, [.text(bundleID), .text(row.userID), .text(digest)])
+                        summary.appNamed += named == nil ? 0 : 1
+                    }
+                } else {
+                    summary.imported += 1
+                }
             }
             return summary
         }

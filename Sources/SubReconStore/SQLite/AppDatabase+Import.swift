@@ -10,24 +10,28 @@ extension AppDatabase {
         let digests = rows.map(\.versionDigest)
         return try await write("importing receipts") { db in
             var summary = ImportSummary(imported: 0, alreadyStored: 0)
-            let known = try db.cachedStatement(
-                sql: "SELECT 1 FROM receipt_versions WHERE user_id = ? AND receipt_sha256 = ?")
+            let known = try db.cachedStatement(sql: ImportSQL.knownVersion)
+            let nameApp = try db.cachedStatement(sql: ImportSQL.nameApp)
             let insertReceipt = try db.cachedStatement(
                 sql: """
                     INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at,
-                        transaction_id, receipt_sha256)
-                    VALUES (?, ?, ?, ?, ?, 0, ?, ?)
+                        transaction_id, receipt_sha256, bundle_id)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
                     """)
             let insertVersion = try db.cachedStatement(
                 sql: "INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)")
             for (row, digest) in zip(rows, digests) {
-                if try Bool.fetchOne(known, arguments: [row.userID, digest]) == true {
+                if let receiptID = try Int64.fetchOne(known, arguments: [row.userID, digest]) {
                     summary.alreadyStored += 1
+                    if let bundleID = row.bundleID {
+                        try nameApp.execute(arguments: [bundleID, receiptID])
+                        summary.appNamed += db.changesCount
+                    }
                     continue
                 }
                 try insertReceipt.execute(arguments: [
                     row.userID, row.receiptData.isEmpty ? nil : row.receiptData, row.productID, row.environment?.rawValue, nowMs,
-                    row.transactionID, row.receiptData.isEmpty ? nil : digest,
+                    row.transactionID, row.receiptData.isEmpty ? nil : digest, row.bundleID,
                 ])
                 try insertVersion.execute(arguments: [row.userID, digest, db.lastInsertedRowID, nowMs])
                 summary.imported += 1

@@ -156,6 +156,9 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v10-apple-reports") { db in
             try db.execute(sql: SchemaSQL.v10AppleReports)
         }
+        migrator.registerMigration("v11-apps") { db in
+            try db.execute(sql: SchemaSQL.v11Apps)
+        }
         return migrator
     }
 }

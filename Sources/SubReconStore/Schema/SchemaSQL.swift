@@ -292,6 +292,14 @@ package enum SchemaSQL {
         "day", "line", "product_id", "product_type", "units", "customer_price_milliunits", "currency", "country",
         "subscription", "period", "proceeds_milliunits", "order_type",
     ]
+    /// Several apps in one deployment: each receipt names its app (nullable: empty means the only
+    /// app, as every receipt stored before). Each app's run walks its own due receipts in order,
+    /// through `receipts_app_due`.
+    package static let v11Apps = """
+        ALTER TABLE receipts ADD COLUMN bundle_id TEXT CHECK (bundle_id <> '');
+        CREATE INDEX receipts_app_due ON receipts(bundle_id, next_due_at, id)
+        """
+
     /// What was stored for a day before (its digest tells a reissue from the same file again).
     package static let appleReportDaySHA = "SELECT sha256 FROM apple_report_days WHERE day = ?"
     /// The stored days in `[since, until)` (text dates compare as dates).

@@ -1,0 +1,140 @@
+import AppStoreSimulator
+import Foundation
+import Logging
+import Testing
+
+@testable import SubRecon
+@testable import SubReconAppStore
+@testable import SubReconModel
+@testable import SubReconStore
+
+/// Several apps in one deployment: each receipt names its app, each app is asked with its own
+/// credentials, the apps' receipts go side by side, and an app Apple refuses stops only that app.
+@Suite struct SeveralAppsRunTests {
+    static let news = "com.example.news"
+    static let cooking = "com.example.cooking"
+
+    /// Imports `perApp` users for each app, every receipt of the first app before any of the
+    /// second's (so a run walking the receipts in order would do one app after the other).
+    @discardableResult
+    func importTwoApps(_ world: TestWorld, perApp: Int) async throws -> ImportSummary {
+        var rows: [ImportRow] = []
+        for (appIndex, app) in [Self.news, Self.cooking].enumerated() {
+            for index in 0..<perApp {
+                let id = Int64(appIndex * perApp + index + 1)
+                rows.append(
+                    ImportRow(
+                        line: rows.count + 2, userID: "\(app)-user-\(index)",
+                        receiptData: world.receipt(.active, id: id), bundleID: app))
+            }
+        }
+        return try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
+    }
+
+    func settings(_ world: TestWorld, newsSecret: String, cookingSecret: String, concurrency: Int) -> Settings {
+        var settings = world.settings(concurrency: concurrency)
+        settings.apps = [
+            AppSettings(
+                bundleID: Self.news, appleAPI: .verifyReceipt, sharedSecret: SharedSecret(newsSecret), serverAPI: nil,
+                products: []),
+            AppSettings(
+                bundleID: Self.cooking, appleAPI: .verifyReceipt, sharedSecret: SharedSecret(cookingSecret),
+                serverAPI: nil, products: []),
+        ]
+        return settings
+    }
+
+    /// Sees which app each written receipt belonged to, in the order they were written.
+    final class WrittenOrder: RunObserver, @unchecked Sendable {
+        let lock = NSLock()
+        var users: [String] = []
+        func runStarted(receiptsTotal: Int, runID: Int64?) {}
+        func receiptFinished(_ update: ReceiptUpdate) {
+            lock.withLock { users.append(update.userID) }
+        }
+        func runFinished(_ summary: RunSummary) {}
+    }
+
+    @Test(arguments: StoreKind.allCases) func theAppsGoSideBySideEachWithItsOwnCredentials(store: StoreKind) async throws {
+        let world = try await TestWorld.make(latency: .milliseconds(20), store: store)
+        defer { Task { await world.close() } }
+        try await importTwoApps(world, perApp: 12)
+        let order = WrittenOrder()
+        let job = LiveWiring(
+            settings: settings(world, newsSecret: TestWorld.secret, cookingSecret: TestWorld.secret, concurrency: 4),
+            store: world.store, clock: world.clock.millisecondsClock, logger: Logger(label: "test"))
+
+        let summary = try await job.run(.init(kind: .nightly, selection: .due), observers: [order])
+
+        #expect(summary.exitCode == 0)
+        #expect(summary.receiptsTotal == 24)
+        #expect(summary.count(.updated) == 24)
+        #expect(summary.stoppedApps.isEmpty)
+        // Side by side: the first third of the writes already has both apps' receipts, though
+        // every receipt of the first app is due before any of the second's.
+        let firstThird = order.users.prefix(8)
+        #expect(firstThird.contains { $0.hasPrefix(Self.news) })
+        #expect(firstThird.contains { $0.hasPrefix(Self.cooking) })
+        let subscriptions = try await world.subscriptions()
+        #expect(subscriptions.count == 24)
+        #expect(subscriptions.allSatisfy { $0.status == .active })
+    }
+
+    @Test(arguments: StoreKind.allCases) func anAppAppleRefusesStopsOnlyThatApp(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        try await importTwoApps(world, perApp: 6)
+        let job = LiveWiring(
+            settings: settings(world, newsSecret: TestWorld.secret, cookingSecret: "a-wrong-secret", concurrency: 4),
+            store: world.store, clock: world.clock.millisecondsClock, logger: Logger(label: "test"))
+
+        let summary = try await job.run(.init(kind: .nightly, selection: .due))
+
+        // 21004 for the cooking app: its work stops, changes nothing, and the run says so with exit 2.
+        #expect(summary.exitCode == 2)
+        #expect(summary.stoppedApps == [Self.cooking])
+        #expect(summary.status == .completed)
+        #expect(summary.line.contains("stopped for \(Self.cooking): Apple answered 21004"))
+        #expect(summary.count(.updated) == 6)
+        let subscriptions = try await world.subscriptions()
+        #expect(subscriptions.map(\.userID).allSatisfy { $0.hasPrefix(Self.news) })
+        #expect(subscriptions.count == 6)
+        let cookingStates = try await world.store.withReadSnapshot { db in
+            try await db.all(
+                "SELECT verification_state, next_due_at FROM receipts WHERE bundle_id = 'com.example.cooking'"
+            ) { row in (try row.requiredText("verification_state"), try row.requiredInteger("next_due_at")) }
+        }
+        #expect(cookingStates.count == 6)
+        #expect(cookingStates.allSatisfy { $0.0 == "pending" && $0.1 == 0 }, "the refused app's receipts stay as they were, due")
+    }
+
+    @Test(arguments: StoreKind.allCases) func appRestrictsTheRunAndReceiptsWithoutAnAppAreLeftAlone(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        try await importTwoApps(world, perApp: 3)
+        // A receipt stored before the deployment had several apps.
+        try await world.store.importReceipts(
+            [ImportRow(line: 2, userID: "old-user", receiptData: world.receipt(.active, id: 99))], nowMs: world.clock.nowMs)
+        var settings = settings(world, newsSecret: TestWorld.secret, cookingSecret: TestWorld.secret, concurrency: 4)
+        settings.appFilter = [Self.cooking]
+        let job = LiveWiring(
+            settings: settings, store: world.store, clock: world.clock.millisecondsClock, logger: Logger(label: "test"))
+
+        let summary = try await job.run(.init(kind: .nightly, selection: .due))
+
+        #expect(summary.exitCode == 0)
+        #expect(summary.receiptsTotal == 3)
+        let users = Set(try await world.subscriptions().map(\.userID))
+        #expect(users == Set((0..<3).map { "\(Self.cooking)-user-\($0)" }))
+        #expect(try await world.store.countReceiptsWithoutApp() == 1)
+
+        // Importing that receipt again with its app names it; nothing new is stored.
+        let again = try await world.store.importReceipts(
+            [ImportRow(line: 2, userID: "old-user", receiptData: world.receipt(.active, id: 99), bundleID: Self.news)],
+            nowMs: world.clock.nowMs)
+        #expect(again.imported == 0)
+        #expect(again.alreadyStored == 1)
+        #expect(again.appNamed == 1)
+        #expect(try await world.store.countReceiptsWithoutApp() == 0)
+    }
+}
