@@ -21,7 +21,7 @@ extension CommandContext {
         _ configuration: NotificationReceiverConfiguration, flags: NotificationSettings.Flags,
         limits limitFlags: NotificationReceiverLimits.Flags = NotificationReceiverLimits.Flags()
     ) async throws {
-        let settings = try NotificationSettings.resolve(environment: environment, flags: flags)
+        let settings = try NotificationSettings.resolve(environment: environment, flags: notificationFlags(flags))
         var warnings: [String] = []
         let limits = try NotificationReceiverLimits.resolve(
             environment: environment, readTimeoutFlag: limitFlags.readTimeout, idleTimeoutFlag: limitFlags.idleTimeout,

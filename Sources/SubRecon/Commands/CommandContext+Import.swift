@@ -32,7 +32,8 @@ extension CommandContext {
         let summary = try await importer.importFile(path: file, format: format, nowMs: clock())
         var linked = 0
         if summary.imported > 0 {
-            linked = await NotificationProcessor.linkAfterImport(store: store, environment: environment, logger: logger)
+            linked = await NotificationProcessor.linkAfterImport(
+                store: store, environment: environment, appsFile: appsFileFlag, logger: logger)
         }
         return ReceiptImportResult(summary: summary, linked: linked)
     }

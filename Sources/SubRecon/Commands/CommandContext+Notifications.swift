@@ -49,7 +49,7 @@ extension CommandContext {
     /// after all (the file changed underneath) is reported as it happens and skipped. Returns the
     /// summary line.
     public func importNotifications(file: String, flags: NotificationSettings.Flags) async throws -> String {
-        let settings = try NotificationSettings.resolve(environment: environment, flags: flags)
+        let settings = try NotificationSettings.resolve(environment: environment, flags: notificationFlags(flags))
         let bytes: Data
         if file == "-" {
             bytes = FileHandle.standardInput.readDataToEndOfFile()

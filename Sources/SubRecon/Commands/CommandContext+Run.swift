@@ -64,7 +64,8 @@ extension CommandContext {
         output.out(summary.line + "\n")
         // A run may have found the subscription of a notification that arrived before its receipt.
         if !request.dryRun, summary.count(.updated) > 0 {
-            let linked = await NotificationProcessor.linkAfterImport(store: store, environment: environment, logger: logger)
+            let linked = await NotificationProcessor.linkAfterImport(
+                store: store, environment: environment, appsFile: appsFileFlag, logger: logger)
             if linked > 0 { logger.notice("linked \(linked) waiting notification(s) to their receipts", source: Self.logSource) }
         }
         if let path = request.metricsFile ?? environment["SUBRECON_METRICS_FILE"], !path.isEmpty, !request.dryRun {

@@ -75,6 +75,13 @@ public struct CommandContext: Sendable {
         try AppsFile.resolve(environment: environment, flag: appsFileFlag, perAppFlagsGiven: perAppFlagsGiven)
     }
 
+    /// A notification command's flags with the global `--apps-file`.
+    public func notificationFlags(_ flags: NotificationSettings.Flags) -> NotificationSettings.Flags {
+        var flags = flags
+        flags.appsFile = flags.appsFile ?? appsFileFlag
+        return flags
+    }
+
     /// The settings of a command that talks to Apple, the database flags included; their
     /// warnings go to the console.
     public func settings(_ flags: Settings.Flags) throws(ConfigurationError) -> Settings {

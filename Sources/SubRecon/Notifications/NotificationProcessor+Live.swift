@@ -16,8 +16,11 @@ extension NotificationProcessor {
     /// Applies unmatched notifications whose receipt has now arrived (after `import` or a run),
     /// when notifications are configured (SUBRECON_BUNDLE_ID). A failure is logged, never fatal:
     /// the receipts are stored, and the next import or run links them.
-    static func linkAfterImport(store: any SubscriptionStore, environment: [String: String], logger: Logger) async -> Int {
-        guard let settings = try? NotificationSettings.resolve(environment: environment) else { return 0 }
+    static func linkAfterImport(
+        store: any SubscriptionStore, environment: [String: String], appsFile: String?, logger: Logger
+    ) async -> Int {
+        guard let settings = try? NotificationSettings.resolve(environment: environment, flags: .init(appsFile: appsFile))
+        else { return 0 }
         do {
             return try await live(store: store, settings: settings, logger: logger).linkUnmatched()
         } catch {

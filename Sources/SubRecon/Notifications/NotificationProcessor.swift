@@ -113,14 +113,16 @@ public struct NotificationProcessor: NotificationIntake {
             subtype: verified.payload.subtype, environment: verified.environment,
             signedDateMs: verified.payload.signedDate, originalTransactionID: verified.transaction?.originalTransactionId,
             transactionID: verified.transaction?.transactionId, source: source, receivedAtMs: nowMs,
-            signedPayload: signedPayload)
+            signedPayload: signedPayload, bundleID: verified.bundleID)
         return NotificationWrite(notification: record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery)
     }
 
     // MARK: - Verification
 
     func verify(_ signedPayload: String) async throws(SignedItemVerifier.Problem) -> VerifiedNotification {
-        let items = SignedItemVerifier(verifier: settings.verifier, bundleID: settings.bundleID, appAppleID: settings.appAppleID)
+        let items = SignedItemVerifier(
+            verifier: settings.verifier,
+            apps: settings.apps.map { AppIdentity(bundleID: $0.bundleID, appAppleID: $0.appAppleID) })
         let verified = try await items.notification(signedPayload)
         verified.transaction?.logMoneyProblems(logger)
         return verified
@@ -133,14 +135,17 @@ public struct NotificationProcessor: NotificationIntake {
             let environment = verified.environment,
             transaction.type == nil || transaction.type == "Auto-Renewable Subscription"
         else { return .record(.ignored) }
-        if !settings.products.isEmpty, !settings.products.contains(transaction.productId ?? "") {
+        let products = settings.app(verified.bundleID)?.products ?? settings.products
+        if !products.isEmpty, !products.contains(transaction.productId ?? "") {
             return .record(.ignored)
         }
         let account = AppleAccount(
             environment: environment, transactions: [transaction.appleTransaction],
             renewals: verified.renewal.map { [$0.pendingRenewal] } ?? [], appleStatus: 0,
             asOfMs: verified.payload.signedDate, isSingleEvent: true)
-        let reconciler = reconciler
+        var appReconciler = reconciler
+        appReconciler.products = products
+        let reconciler = appReconciler
         return .apply(periodKeys: [transaction.appleTransaction.periodKey].compactMap { $0 }) { snapshot in
             var update = reconciler.reconcile(.answered(account), snapshot: snapshot, nowMs: nowMs, runID: nil)
             // Older than what is stored: the receipt's bookkeeping stays as the newer data left it.

@@ -7,6 +7,8 @@ package struct VerifiedNotification: Sendable {
     package var environment: ReceiptEnvironment?
     package var transaction: SignedTransactionPayload?
     package var renewal: SignedRenewalPayload?
+    /// The app it is for (one of ours: the payload's bundle id, checked).
+    package var bundleID: String?
 
     package init(
         payload: NotificationPayload, environment: ReceiptEnvironment? = nil, transaction: SignedTransactionPayload? = nil,

@@ -6,9 +6,12 @@ import SubReconModel
 /// and a renewal's tie to its transaction. Nothing is used before all of it passed.
 package struct SignedItemVerifier: Sendable {
     package let verifier: SignedDataVerifier
-    package let bundleID: String
+    /// Our apps: a Server API client checks its one app; notifications may be any app's, and
+    /// each is checked against the app its payload names.
+    package let apps: [AppIdentity]
+    package var bundleID: String { apps[0].bundleID }
     /// The app's Apple ID; checked against production answers and notifications when configured.
-    package let appAppleID: Int64?
+    package var appAppleID: Int64? { apps[0].appAppleID }
 
     /// Which check failed (a notification's refusal reason) and an operator-facing message.
     package struct Problem: Error {
@@ -71,9 +74,13 @@ package struct SignedItemVerifier: Sendable {
     }
 
     package init(verifier: SignedDataVerifier, bundleID: String, appAppleID: Int64? = nil) {
+        self.init(verifier: verifier, apps: [AppIdentity(bundleID: bundleID, appAppleID: appAppleID)])
+    }
+
+    package init(verifier: SignedDataVerifier, apps: [AppIdentity]) {
+        precondition(!apps.isEmpty, "signed data is checked against at least one app")
         self.verifier = verifier
-        self.bundleID = bundleID
-        self.appAppleID = appAppleID
+        self.apps = apps
     }
 
     /// A Server API answer's own bundle id, environment and (production, when configured) app id;
@@ -94,8 +101,9 @@ package struct SignedItemVerifier: Sendable {
         return nil
     }
 
-    /// A notification body's signed payload, verified whole: JWS → chain → root, our bundle id,
-    /// Production or Sandbox, our app id in production, then its signed transaction and renewal.
+    /// A notification body's signed payload, verified whole: JWS → chain → root, one of our
+    /// apps' bundle id (which then selects the app), Production or Sandbox, that app's id in
+    /// production, then its signed transaction (which must name the same app) and renewal.
     package func notification(_ signedPayload: String) async throws(Problem) -> VerifiedNotification {
         let verified: VerifiedSignedData
         do {
@@ -108,12 +116,22 @@ package struct SignedItemVerifier: Sendable {
         else {
             throw .init(refusal: .malformed, message: "the notification is signed but its payload is not the expected JSON")
         }
-        guard let envelope = payload.envelope, envelope.bundleId == bundleID else {
+        guard let envelope = payload.envelope, let app = apps.first(where: { $0.bundleID == envelope.bundleId }) else {
             throw .init(
                 refusal: .bundle,
-                message: "the notification is for bundle \"\(payload.envelope?.bundleId?.prefix(80) ?? "")\", not \(bundleID)")
+                message: "the notification is for bundle \"\(payload.envelope?.bundleId?.prefix(80) ?? "")\", not "
+                    + (apps.count == 1 ? bundleID : "one of \(apps.map(\.bundleID).joined(separator: ", "))"))
         }
+        return try await SignedItemVerifier(verifier: verifier, apps: [app])
+            .notification(payload, envelope: envelope)
+    }
+
+    /// `notification(_:)` after the app is known: the checks against that one app.
+    private func notification(_ payload: NotificationPayload, envelope: NotificationPayload.Envelope)
+        async throws(Problem) -> VerifiedNotification
+    {
         var result = VerifiedNotification(payload: payload)
+        result.bundleID = bundleID
         if let text = envelope.environment {
             guard let environment = ReceiptEnvironment(rawValue: text) else {
                 throw .init(

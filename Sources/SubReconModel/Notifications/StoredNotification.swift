@@ -11,12 +11,15 @@ public struct StoredNotification: Sendable, Equatable {
     public var receivedAtMs: Int64
     /// The body's signed payload, kept while the notification is unmatched (to apply it later).
     public var signedPayload: String
+    /// The app it is for (its verified payload's bundle ID).
+    public var bundleID: String?
 
     public init(
         uuid: String, type: String, subtype: String?, environment: ReceiptEnvironment?, signedDateMs: Int64,
         originalTransactionID: String?, transactionID: String?, source: NotificationSource, receivedAtMs: Int64,
-        signedPayload: String
+        signedPayload: String, bundleID: String? = nil
     ) {
+        self.bundleID = bundleID
         self.uuid = uuid
         self.type = type
         self.subtype = subtype

@@ -104,7 +104,7 @@ struct InsertNotifications: JSONBatchStatement {
     static let columns = [
         "notification_uuid", "notification_type", "subtype", "environment", "signed_date", "original_transaction_id",
         "transaction_id", "user_id", "receipt_id", "outcome", "source", "received_at", "last_received_at",
-        "signed_payload",
+        "signed_payload", "bundle_id",
     ]
     static let sql = """
         INSERT INTO notifications (\(columns.joined(separator: ", ")), deliveries)

@@ -22,8 +22,8 @@ package enum NotificationSQL {
     package static let insert = """
         INSERT INTO notifications (notification_uuid, notification_type, subtype, environment, signed_date,
             original_transaction_id, transaction_id, user_id, receipt_id, outcome, source, received_at,
-            last_received_at, deliveries, signed_payload)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+            last_received_at, deliveries, signed_payload, bundle_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
         """
 
     /// An unmatched notification that has found its receipt.
@@ -50,7 +50,7 @@ package enum NotificationSQL {
             .integer(n.signedDateMs), SQLArgument(n.originalTransactionID), SQLArgument(n.transactionID),
             SQLArgument(userID), SQLArgument(receiptID), .text(outcome.rawValue), .text(n.source.rawValue),
             .integer(n.receivedAtMs), .integer(n.receivedAtMs),
-            outcome == .unmatched ? .text(n.signedPayload) : .null,
+            outcome == .unmatched ? .text(n.signedPayload) : .null, SQLArgument(n.bundleID),
         ]
     }
 

@@ -294,10 +294,11 @@ package enum SchemaSQL {
     ]
     /// Several apps in one deployment: each receipt names its app (nullable: empty means the only
     /// app, as every receipt stored before). Each app's run walks its own due receipts in order,
-    /// through `receipts_app_due`.
+    /// through `receipts_app_due`. A notification records the app its verified payload named.
     package static let v11Apps = """
         ALTER TABLE receipts ADD COLUMN bundle_id TEXT CHECK (bundle_id <> '');
-        CREATE INDEX receipts_app_due ON receipts(bundle_id, next_due_at, id)
+        CREATE INDEX receipts_app_due ON receipts(bundle_id, next_due_at, id);
+        ALTER TABLE notifications ADD COLUMN bundle_id TEXT CHECK (bundle_id <> '')
         """
 
     /// What was stored for a day before (its digest tells a reissue from the same file again).
