@@ -80,10 +80,13 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "For apple-parity: days apart a difference may cancel as the day boundary (default 1).")
     var toleranceDays: Int?
 
+    @Option(name: .customLong("app"), help: "Only this app's rows (a bundle ID of the apps file); repeat for several (default: every app).")
+    var apps: [String] = []
+
     func run() async throws {
         let flags = CommandContext.ReportFlags(
             runID: runID, since: since, until: until, within: within, by: by, environment: environment,
-            toleranceDays: toleranceDays)
+            toleranceDays: toleranceDays, apps: apps)
         guard let parity = try await global.context().report(kind, flags: flags, outputPath: output) else { return }
         for line in parity.summaryLines { Console.error(line) }
         try CommandEnded.with(parity.allExplained ? .success : .incomplete)

@@ -13,11 +13,14 @@ extension CommandContext {
         public var by: String?
         public var environment: String?
         public var toleranceDays: Int?
+        /// `--app`, repeated.
+        public var apps: [String]
 
         public init(
             runID: Int64? = nil, since: String? = nil, until: String? = nil, within: String? = nil, by: String? = nil,
-            environment: String? = nil, toleranceDays: Int? = nil
+            environment: String? = nil, toleranceDays: Int? = nil, apps: [String] = []
         ) {
+            self.apps = apps
             self.runID = runID
             self.since = since
             self.until = until
@@ -32,7 +35,7 @@ extension CommandContext {
     /// output. The flags are checked before the database is opened, so a usage error creates or
     /// migrates nothing. For apple-parity, returns the outcome, whose summary the command shows.
     public func report(_ kind: ReportKind, flags: ReportFlags, outputPath: String?) async throws -> AppleParityOutcome? {
-        let options: ReportOptions
+        var options: ReportOptions
         do {
             options = try ReportOptions.parse(
                 kind: kind, runID: flags.runID, since: flags.since, until: flags.until, within: flags.within, by: flags.by,
@@ -40,6 +43,12 @@ extension CommandContext {
         } catch {
             // Whatever the flags got wrong is a usage error.
             throw ConfigurationError.other(error.description)
+        }
+        (options.defaultBundleID, options.apps) = try reportApps(flags.apps)
+        if !options.apps.isEmpty, !kind.narrowsByApp {
+            throw ConfigurationError.other(
+                "--app applies to \(ReportKind.allCases.filter(\.narrowsByApp).map(\.rawValue).joined(separator: ", ")); "
+                    + "\(kind.rawValue) does not narrow by app yet")
         }
         if kind == .dashboard, outputPath == nil {
             throw ConfigurationError.other(
@@ -71,6 +80,18 @@ extension CommandContext {
             try await exporter.export(kind, options: options) { standardOutput.write($0) }
         }
         return nil
+    }
+
+    /// The bundle ID a row that names no app stands for (the one app's, when the deployment names
+    /// it) and the apps `--app` keeps, each one the deployment knows.
+    func reportApps(_ given: [String]) throws(ConfigurationError) -> (defaultBundleID: String?, apps: [String]) {
+        let known: [String]
+        if let file = try appsFile() {
+            known = file.bundleIDs
+        } else {
+            known = Settings.nonEmpty(environment["SUBRECON_BUNDLE_ID"]).map { [$0.trimmingCharacters(in: .whitespaces)] } ?? []
+        }
+        return (known.count == 1 ? known[0] : nil, try Settings.appFilter(given, apps: known))
     }
 
     /// `subrecon status`: the operator's one screen, read in one snapshot (never calls Apple).

@@ -24,10 +24,10 @@ public struct ReportExporter: Sendable {
                 var csv = CSVWriter(sink: sink)
                 try csv.writeRow(kind.columns)
                 switch kind {
-                case .subscriptions: try await Self.subscriptions(db, &csv)
-                case .renewals: try await Self.renewals(db, &csv)
+                case .subscriptions: try await Self.subscriptions(db, options, &csv)
+                case .renewals: try await Self.renewals(db, options, &csv)
                 case .runs: try await Self.runs(db, options, &csv)
-                case .runItems: try await Self.runItems(db, runID: options.runID, &csv)
+                case .runItems: try await Self.runItems(db, options, &csv)
                 case .changes: try await Self.changes(db, options, &csv)
                 case .expiring: try await Self.expiring(db, options, &csv)
                 case .unrecorded: try await Self.unrecorded(db, options, &csv)
@@ -119,18 +119,23 @@ public struct ReportExporter: Sendable {
         try await db.forEachRow(
             ReportSQL.notifications, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
         ) { row in
+            let bundleID = try row.text("bundle_id")
+            guard options.includes(bundleID: bundleID) else { return }
             try csv.writeRow([
                 time(row.integer("received_at")), row.text("notification_uuid"), row.text("notification_type"),
                 row.text("subtype"), row.text("environment"), row.text("original_transaction_id"), row.text("user_id"),
                 row.text("outcome"), time(row.integer("signed_date")), number(row.integer("deliveries")),
+                bundleID ?? options.defaultBundleID,
             ])
         }
     }
 
-    private static func subscriptions(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
+    private static func subscriptions(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
             ReportSQL.subscriptions, []
         ) { row in
+            let bundleID = try row.text("bundle_id")
+            guard options.includes(bundleID: bundleID) else { return }
             let status = try row.requiredText("status")
             let entitled = SubscriptionStatus(rawValue: status)?.isEntitled ?? false
             let expires = try row.requiredInteger("expires_date_ms")
@@ -143,15 +148,17 @@ public struct ReportExporter: Sendable {
                 row.integer("last_verified_at").map(ISO8601.string(fromMilliseconds:)),
                 status == SubscriptionStatus.refunded.rawValue
                     ? row.integer("cancellation_date_ms").map(String.init) : nil,
-                row.text("app_account_token"),
+                row.text("app_account_token"), bundleID ?? options.defaultBundleID,
             ])
         }
     }
 
-    private static func renewals(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
+    private static func renewals(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
             ReportSQL.renewals, []
         ) { row in
+            let bundleID = try row.text("bundle_id")
+            guard options.includes(bundleID: bundleID) else { return }
             try csv.writeRow([
                 row.text("transaction_id"), row.text("original_transaction_id"), row.text("web_order_line_item_id"), row.text("user_id"),
                 row.text("product_id"), number(row.integer("purchase_date_ms")), number(row.integer("expires_date_ms")),
@@ -161,7 +168,7 @@ public struct ReportExporter: Sendable {
                 number(row.integer("offer_type")), row.text("offer_discount_type"), row.text("offer_period"),
                 row.text("transaction_reason"), row.text("ownership_type"), row.text("environment"),
                 row.text("revocation_type"), number(row.integer("revocation_percentage")),
-                number(row.integer("refund_milliunits")),
+                number(row.integer("refund_milliunits")), bundleID ?? options.defaultBundleID,
             ])
         }
     }
@@ -179,15 +186,18 @@ public struct ReportExporter: Sendable {
         }
     }
 
-    private static func runItems(_ db: any SnapshotQuerying, runID: Int64?, _ csv: inout CSVWriter) async throws {
-        guard let chosen = try await chosenRun(db, runID) else { return }
+    private static func runItems(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
+        guard let chosen = try await chosenRun(db, options.runID) else { return }
         try await db.forEachRow(
             ReportSQL.runItems, [.integer(chosen)]
         ) { row in
+            let bundleID = try row.text("bundle_id")
+            guard options.includes(bundleID: bundleID) else { return }
             try csv.writeRow([
                 number(row.integer("run_id")), number(row.integer("receipt_id")), row.text("user_id"), row.text("outcome"),
                 number(row.integer("apple_status")), row.text("environment"), row.text("old_status"), row.text("new_status"),
                 number(row.integer("old_expires_date_ms")), number(row.integer("new_expires_date_ms")), row.text("message"),
+                bundleID ?? options.defaultBundleID,
             ])
         }
     }

@@ -20,6 +20,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
     /// The ledger matched against Apple's stored Summary Sales Reports, per Pacific-time day.
     case appleParity = "apple-parity"
 
+    /// Reports whose rows `--app` narrows to the apps it names.
+    public var narrowsByApp: Bool { [.subscriptions, .renewals, .runItems, .notifications].contains(self) }
+
     /// The header row: the contract's columns, in the contract's order. New kinds follow the
     /// same rule: columns are only ever added at the end.
     public var columns: [String] {
@@ -28,19 +31,19 @@ public enum ReportKind: String, Sendable, CaseIterable {
             ["user_id", "original_transaction_id", "product_id", "status", "entitled", "expires_at", "expires_date_ms",
              "auto_renew_status", "auto_renew_product_id", "expiration_intent", "grace_period_expires_at",
              "is_in_billing_retry", "environment", "last_verified_at", "cancellation_date_ms",
-             "app_account_token"]
+             "app_account_token", "bundle_id"]
         case .renewals:
             ["transaction_id", "original_transaction_id", "web_order_line_item_id", "user_id", "product_id",
              "purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "is_trial_period",
              "is_in_intro_offer_period", "first_seen_run_id", "price_milliunits", "currency", "storefront",
              "offer_type", "offer_discount_type", "offer_period", "transaction_reason", "ownership_type",
-             "environment", "revocation_type", "revocation_percentage", "refund_milliunits"]
+             "environment", "revocation_type", "revocation_percentage", "refund_milliunits", "bundle_id"]
         case .runs:
             ["run_id", "kind", "started_at", "finished_at", "status", "receipts_total", "verified", "updated",
              "unchanged", "invalid", "failed", "exit_code", "worker"]
         case .runItems:
             ["run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "old_status", "new_status",
-             "old_expires_date_ms", "new_expires_date_ms", "message"]
+             "old_expires_date_ms", "new_expires_date_ms", "message", "bundle_id"]
         case .changes:
             ["run_id", "user_id", "original_transaction_id", "change", "old_status", "new_status", "old_product_id",
              "new_product_id", "old_expires_at", "new_expires_at", "old_auto_renew_status", "new_auto_renew_status",
@@ -57,7 +60,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
              "receipt_id", "receipt_imported_at", "purchased_after_import"]
         case .notifications:
             ["received_at", "notification_uuid", "notification_type", "subtype", "environment", "original_transaction_id",
-             "user_id", "outcome", "signed_date", "deliveries"]
+             "user_id", "outcome", "signed_date", "deliveries", "bundle_id"]
         case .revenue: RevenueReport.columns
         case .metrics: MetricsReport.columns
         case .dashboard: []

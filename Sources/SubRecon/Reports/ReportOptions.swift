@@ -24,6 +24,16 @@ public struct ReportOptions: Sendable, Equatable {
     public var paritySince: CalendarDay?
     public var parityUntil: CalendarDay?
     public var toleranceDays: Int = ReportOptions.defaultToleranceDays
+    /// The `bundle_id` column of a row that names no app: the single app's bundle ID when one is
+    /// configured (SUBRECON_BUNDLE_ID, or an apps file listing one app), else empty.
+    public var defaultBundleID: String?
+    /// `--app`, repeated: only these apps' rows; empty means every app.
+    public var apps: [String] = []
+
+    /// Whether a row of `bundleID` (nil: names no app) belongs in the report.
+    func includes(bundleID: String?) -> Bool {
+        apps.isEmpty || (bundleID ?? defaultBundleID).map(apps.contains) == true
+    }
 
     public static let defaultToleranceDays = 1
 

@@ -2,22 +2,26 @@
 package enum ReportSQL {
     package static let notifications = """
         SELECT received_at, notification_uuid, notification_type, subtype, environment, original_transaction_id,
-               user_id, outcome, signed_date, deliveries
+               user_id, outcome, signed_date, deliveries, bundle_id
         FROM notifications WHERE received_at >= ? AND received_at < ? ORDER BY received_at, notification_uuid
         """
     package static let subscriptions = """
-        SELECT user_id, original_transaction_id, product_id, status, expires_date_ms, auto_renew_status,
-               auto_renew_product_id, expiration_intent, grace_period_expires_date_ms, is_in_billing_retry,
-               environment, last_verified_at, cancellation_date_ms, app_account_token
-        FROM subscriptions ORDER BY user_id, original_transaction_id
+        SELECT s.user_id, s.original_transaction_id, s.product_id, s.status, s.expires_date_ms, s.auto_renew_status,
+               s.auto_renew_product_id, s.expiration_intent, s.grace_period_expires_date_ms, s.is_in_billing_retry,
+               s.environment, s.last_verified_at, s.cancellation_date_ms, s.app_account_token, r.bundle_id
+        FROM subscriptions s LEFT JOIN receipts r ON r.id = s.receipt_id
+        ORDER BY s.user_id, s.original_transaction_id
         """
     package static let renewals = """
-        SELECT transaction_id, original_transaction_id, web_order_line_item_id, user_id, product_id,
-               purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
-               is_in_intro_offer_period, first_seen_run_id, price_milliunits, currency, storefront, offer_type,
-               offer_discount_type, offer_period, transaction_reason, ownership_type, environment,
-               revocation_type, revocation_percentage, refund_milliunits
-        FROM renewals ORDER BY user_id, original_transaction_id, expires_date_ms, period_key
+        SELECT n.transaction_id, n.original_transaction_id, n.web_order_line_item_id, n.user_id, n.product_id,
+               n.purchase_date_ms, n.expires_date_ms, n.cancellation_date_ms, n.is_trial_period,
+               n.is_in_intro_offer_period, n.first_seen_run_id, n.price_milliunits, n.currency, n.storefront,
+               n.offer_type, n.offer_discount_type, n.offer_period, n.transaction_reason, n.ownership_type,
+               n.environment, n.revocation_type, n.revocation_percentage, n.refund_milliunits, r.bundle_id
+        FROM renewals n
+        LEFT JOIN subscriptions s ON s.user_id = n.user_id AND s.original_transaction_id = n.original_transaction_id
+        LEFT JOIN receipts r ON r.id = s.receipt_id
+        ORDER BY n.user_id, n.original_transaction_id, n.expires_date_ms, n.period_key
         """
     package static let runs = """
         SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
@@ -25,9 +29,9 @@ package enum ReportSQL {
         FROM runs WHERE started_at >= ? AND started_at < ? ORDER BY id
         """
     package static let runItems = """
-        SELECT run_id, receipt_id, user_id, outcome, apple_status, environment, old_status, new_status,
-               old_expires_date_ms, new_expires_date_ms, message
-        FROM run_items WHERE run_id = ? ORDER BY receipt_id
+        SELECT i.run_id, i.receipt_id, i.user_id, i.outcome, i.apple_status, i.environment, i.old_status, i.new_status,
+               i.old_expires_date_ms, i.new_expires_date_ms, i.message, r.bundle_id
+        FROM run_items i LEFT JOIN receipts r ON r.id = i.receipt_id WHERE i.run_id = ? ORDER BY i.receipt_id
         """
     package static let latestRun = "SELECT MAX(id) AS value FROM runs"
     package static let runExists = "SELECT 1 AS value FROM runs WHERE id = ?"

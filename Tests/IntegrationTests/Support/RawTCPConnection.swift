@@ -7,9 +7,9 @@ import Darwin
 #endif
 
 /// One TCP connection to a loopback port, for what an HTTP client hides: a request sent slowly
-/// or never finished, and the moment the server closes the connection. Every read is non-blocking,
-/// so callers wait with `Task.sleep` and never hold a thread of the cooperative pool. Used from one
-/// task at a time.
+/// or never finished, and the moment the server closes the connection. Every read is non-blocking;
+/// the waits poll on a thread of their own (never one of the cooperative pool, whose wake-ups a
+/// loaded host delays). Used from one task or thread at a time.
 final class RawTCPConnection: @unchecked Sendable {
     struct ConnectFailed: Error { let errno: Int32 }
 
@@ -71,14 +71,26 @@ final class RawTCPConnection: @unchecked Sendable {
     }
 
     /// How long until the server closed the connection, polling every 20 ms; nil if it was still
-    /// open after `timeout`.
+    /// open after `timeout`. Polls on a thread of its own: on a loaded host the tests' shared task
+    /// pool can wake a sleeping task seconds late, which would skew every time measured here.
     func waitUntilClosed(timeout: Duration, since start: ContinuousClock.Instant = .now) async throws -> Duration? {
+        await Self.onOwnThread { self.waitUntilClosedBlocking(timeout: timeout, since: start) }
+    }
+
+    func waitUntilClosedBlocking(timeout: Duration, since start: ContinuousClock.Instant = .now) -> Duration? {
         while ContinuousClock.now - start < timeout {
             drain()
             if closedByPeer { return ContinuousClock.now - start }
-            try await Task.sleep(for: .milliseconds(20))
+            Thread.sleep(forTimeInterval: 0.02)
         }
         return nil
+    }
+
+    /// `body` on a thread of its own (blocking socket work and sleeps, timed where they happen).
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
     }
 
     struct Response: Equatable {
@@ -89,6 +101,10 @@ final class RawTCPConnection: @unchecked Sendable {
     /// The next complete response (head, and a body of its Content-Length), taken off the buffer;
     /// nil if none has arrived within `timeout` or the connection closed first.
     func response(timeout: Duration) async throws -> Response? {
+        await Self.onOwnThread { self.responseBlocking(timeout: timeout) }
+    }
+
+    func responseBlocking(timeout: Duration) -> Response? {
         let start = ContinuousClock.now
         while true {
             drain()
@@ -98,7 +114,7 @@ final class RawTCPConnection: @unchecked Sendable {
                 return Response(status: status, body: body)
             }
             if closedByPeer || ContinuousClock.now - start >= timeout { return nil }
-            try await Task.sleep(for: .milliseconds(20))
+            Thread.sleep(forTimeInterval: 0.02)
         }
     }
 
