@@ -78,6 +78,25 @@ import Testing
         let subscriptions = try await world.subscriptions()
         #expect(subscriptions.count == 24)
         #expect(subscriptions.allSatisfy { $0.status == .active })
+
+        // The money reports per app: rows by period, then app; `--app` keeps that app's rows.
+        for kind in [ReportKind.revenue, .metrics] {
+            let all = try await report(world, kind, apps: [])
+            #expect(Set(all.compactMap { $0["bundle_id"] }) == [Self.news, Self.cooking], "\(kind)")
+            let keys = all.map { [$0["period"] ?? "", $0["bundle_id"] ?? ""] }
+            #expect(keys == keys.sorted { $0.lexicographicallyPrecedes($1) }, "\(kind): rows by period, then app")
+            let cooking = try await report(world, kind, apps: [Self.cooking])
+            #expect(!cooking.isEmpty && cooking == all.filter { $0["bundle_id"] == Self.cooking }, "\(kind)")
+        }
+    }
+
+    func report(_ world: TestWorld, _ kind: ReportKind, apps: [String]) async throws -> [[String: String]] {
+        var options = try ReportOptions.parse(
+            kind: kind, runID: nil, since: "2024-01-01", until: nil, within: nil, nowMs: world.clock.nowMs)
+        options.apps = apps
+        let box = DataBox()
+        try await ReportExporter(store: world.store).export(kind, options: options) { box.append($0) }
+        return CSVTable.parse(box.text)
     }
 
     @Test(arguments: StoreKind.allCases) func anAppAppleRefusesStopsOnlyThatApp(store: StoreKind) async throws {

@@ -92,4 +92,69 @@ enum LedgerWalk {
         try await forEachSubscription(db, environment: options.environment) { report.add(subscription: $0) }
         return report.rows()
     }
+
+    /// `report revenue`'s rows per app: each app's rows as `revenueRows` makes them, with the app
+    /// last, ordered by period, then app (then product and currency, as before).
+    static func revenueRowsByApp(_ db: any SnapshotQuerying, _ options: ReportOptions) async throws -> [[String?]] {
+        let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
+        var reports: [String?: RevenueReport] = [:]
+        try await forEachSubscriptionByApp(db, options) { app, entries in
+            reports[app, default: RevenueReport(options: money)].add(subscription: entries)
+        }
+        return byPeriodThenApp(reports.mapValues { $0.rows() }, options)
+    }
+
+    /// `report metrics`'s rows per app, as `revenueRowsByApp` orders them.
+    static func metricsRowsByApp(_ db: any SnapshotQuerying, _ options: ReportOptions) async throws -> [[String?]] {
+        let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
+        let first = try await firstPurchaseMs(db, environment: money.environment)
+        var reports: [String?: MetricsReport] = [:]
+        // With one app and no data the report still has its rows (every month at zero), as before.
+        if options.apps.count <= 1 {
+            reports[options.apps.first ?? options.defaultBundleID] = MetricsReport(
+                options: money, nowMs: money.nowMs, firstDataMs: first)
+        }
+        try await forEachSubscriptionByApp(db, options) { app, entries in
+            reports[app, default: MetricsReport(options: money, nowMs: money.nowMs, firstDataMs: first)]
+                .add(subscription: entries)
+        }
+        return byPeriodThenApp(reports.mapValues { $0.rows() }, options)
+    }
+
+    /// Each subscription's periods with its app (the app of the receipt holding it, else the
+    /// deployment's one app), the apps `--app` keeps only.
+    private static func forEachSubscriptionByApp(
+        _ db: any SnapshotQuerying, _ options: ReportOptions, _ body: (String?, [LedgerEntry]) throws -> Void
+    ) async throws {
+        let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
+        // Only subscriptions whose receipt names an app are in the map: a deployment with one app
+        // reads nothing more than before.
+        var appOf: [String: String] = [:]
+        try await db.forEachRow(ReportSQL.subscriptionApps, []) { row in
+            if let otid = try row.text("original_transaction_id"), let app = try row.text("bundle_id") { appOf[otid] = app }
+        }
+        try await forEachSubscription(db, environment: money.environment) { entries in
+            let app = entries.first.flatMap { appOf[$0.originalTransactionID] } ?? options.defaultBundleID
+            guard options.includes(bundleID: app) else { return }
+            try body(app, entries)
+        }
+    }
+
+    /// The apps' rows, the app appended, ordered by period (the first column), then app; each
+    /// app's own order kept within.
+    private static func byPeriodThenApp(_ rowsByApp: [String?: [[String?]]], _ options: ReportOptions) -> [[String?]] {
+        let apps = rowsByApp.keys.sorted { ($0 ?? "").utf8.lexicographicallyPrecedes(($1 ?? "").utf8) }
+        var rows: [(period: String, appIndex: Int, index: Int, row: [String?])] = []
+        for (appIndex, app) in apps.enumerated() {
+            for (index, row) in (rowsByApp[app] ?? []).enumerated() {
+                rows.append((row.first.flatMap { $0 } ?? "", appIndex, index, row + [app]))
+            }
+        }
+        rows.sort { lhs, rhs in
+            if lhs.period != rhs.period { return lhs.period.utf8.lexicographicallyPrecedes(rhs.period.utf8) }
+            if lhs.appIndex != rhs.appIndex { return lhs.appIndex < rhs.appIndex }
+            return lhs.index < rhs.index
+        }
+        return rows.map(\.row)
+    }
 }

@@ -34,9 +34,9 @@ public struct ReportExporter: Sendable {
                 case .shared: try await Self.shared(db, &csv)
                 case .notifications: try await Self.notifications(db, options, &csv)
                 case .revenue:
-                    for row in try await LedgerWalk.revenueRows(db, try Self.money(options)) { try csv.writeRow(row) }
+                    for row in try await LedgerWalk.revenueRowsByApp(db, options) { try csv.writeRow(row) }
                 case .metrics:
-                    for row in try await LedgerWalk.metricsRows(db, try Self.money(options)) { try csv.writeRow(row) }
+                    for row in try await LedgerWalk.metricsRowsByApp(db, options) { try csv.writeRow(row) }
                 case .dashboard:
                     throw ReportError.invalidOption("the dashboard is a page, not CSV: subrecon report dashboard --output FILE.html")
                 case .appleParity:

@@ -21,7 +21,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
     case appleParity = "apple-parity"
 
     /// Reports whose rows `--app` narrows to the apps it names.
-    public var narrowsByApp: Bool { [.subscriptions, .renewals, .runItems, .notifications].contains(self) }
+    public var narrowsByApp: Bool {
+        [.subscriptions, .renewals, .runItems, .notifications, .revenue, .metrics].contains(self)
+    }
 
     /// The header row: the contract's columns, in the contract's order. New kinds follow the
     /// same rule: columns are only ever added at the end.
@@ -61,8 +63,8 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .notifications:
             ["received_at", "notification_uuid", "notification_type", "subtype", "environment", "original_transaction_id",
              "user_id", "outcome", "signed_date", "deliveries", "bundle_id"]
-        case .revenue: RevenueReport.columns
-        case .metrics: MetricsReport.columns
+        case .revenue: RevenueReport.columns + ["bundle_id"]
+        case .metrics: MetricsReport.columns + ["bundle_id"]
         case .dashboard: []
         case .appleParity: ParityRow.columns
         case .shared:

@@ -5,6 +5,11 @@ package enum ReportSQL {
                user_id, outcome, signed_date, deliveries, bundle_id
         FROM notifications WHERE received_at >= ? AND received_at < ? ORDER BY received_at, notification_uuid
         """
+    /// Each subscription's app, where its receipt names one (the money reports per app).
+    package static let subscriptionApps = """
+        SELECT s.original_transaction_id, r.bundle_id FROM subscriptions s JOIN receipts r ON r.id = s.receipt_id
+        WHERE r.bundle_id IS NOT NULL
+        """
     package static let subscriptions = """
         SELECT s.user_id, s.original_transaction_id, s.product_id, s.status, s.expires_date_ms, s.auto_renew_status,
                s.auto_renew_product_id, s.expiration_intent, s.grace_period_expires_date_ms, s.is_in_billing_retry,
