@@ -127,11 +127,13 @@ enum LedgerWalk {
         _ db: any SnapshotQuerying, _ options: ReportOptions, _ body: (String?, [LedgerEntry]) throws -> Void
     ) async throws {
         let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
-        // Only subscriptions whose receipt names an app are in the map: a deployment with one app
-        // reads nothing more than before.
+        // Only subscriptions whose receipt names an app are in the map; when no receipt does (a
+        // deployment with one app), one index probe and nothing more than before is read.
         var appOf: [String: String] = [:]
-        try await db.forEachRow(ReportSQL.subscriptionApps, []) { row in
-            if let otid = try row.text("original_transaction_id"), let app = try row.text("bundle_id") { appOf[otid] = app }
+        if try await db.integer(ReportSQL.anyReceiptNamesAnApp) != nil {
+            try await db.forEachRow(ReportSQL.subscriptionApps, []) { row in
+                if let otid = try row.text("original_transaction_id"), let app = try row.text("bundle_id") { appOf[otid] = app }
+            }
         }
         try await forEachSubscription(db, environment: money.environment) { entries in
             let app = entries.first.flatMap { appOf[$0.originalTransactionID] } ?? options.defaultBundleID

@@ -5,6 +5,8 @@ package enum ReportSQL {
                user_id, outcome, signed_date, deliveries, bundle_id
         FROM notifications WHERE received_at >= ? AND received_at < ? ORDER BY received_at, notification_uuid
         """
+    /// Whether any receipt names an app (`receipts_app_due` answers it at once).
+    package static let anyReceiptNamesAnApp = "SELECT 1 AS value FROM receipts WHERE bundle_id IS NOT NULL LIMIT 1"
     /// Each subscription's app, where its receipt names one (the money reports per app).
     package static let subscriptionApps = """
         SELECT s.original_transaction_id, r.bundle_id FROM subscriptions s JOIN receipts r ON r.id = s.receipt_id
