@@ -24,6 +24,9 @@ public protocol SubscriptionStore: Sendable {
     func schemaVersion() async throws(StoreError) -> Int
     /// Stores validated import rows in one transaction: all of them or none.
     func importReceipts(_ rows: [ImportRow], nowMs: Int64) async throws(StoreError) -> ImportSummary
+    /// Removes every row naming the user, in one transaction; the ledger's periods stay under
+    /// `pseudonym` (`subrecon forget`).
+    func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary
     /// Users whose subscriptions or renewal records carry this original_transaction_id.
     func users(holdingOriginalTransactionID otid: String) async throws(StoreError) -> [String]
     /// Runs read-only queries against one consistent snapshot (reports, status, metrics, copies).

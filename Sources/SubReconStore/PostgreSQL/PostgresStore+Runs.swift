@@ -135,6 +135,20 @@ extension PostgresStore {
         }
     }
 
+    public func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary {
+        try await withTransaction("forgetting a user") { connection in
+            var summary = ForgetSummary()
+            for step in ForgetSQL.Step.allCases {
+                let (sql, pseudonymFirst) = ForgetSQL.statement(step)
+                let rows = try await connection.integer(
+                    "WITH touched AS (\(sql) RETURNING 1) SELECT COUNT(*) FROM touched",
+                    pseudonymFirst ? [.text(pseudonym), .text(userID)] : [.text(userID)])
+                ForgetSQL.count(Int(rows ?? 0), of: step, into: &summary)
+            }
+            return summary
+        }
+    }
+
     public func withReadSnapshot<T: Sendable>(_ body: (any SnapshotQuerying) async throws -> T) async throws -> T {
         // REPEATABLE READ: every query of `body` sees the same committed data.
         try await inOneTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "reading") { connection in

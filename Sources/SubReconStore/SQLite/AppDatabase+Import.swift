@@ -39,4 +39,16 @@ extension AppDatabase {
             return summary
         }
     }
+
+    public func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary {
+        try await write("forgetting a user") { db in
+            var summary = ForgetSummary()
+            for step in ForgetSQL.Step.allCases {
+                let (sql, pseudonymFirst) = ForgetSQL.statement(step)
+                try db.execute(sql: sql, arguments: pseudonymFirst ? [pseudonym, userID] : [userID])
+                ForgetSQL.count(db.changesCount, of: step, into: &summary)
+            }
+            return summary
+        }
+    }
 }

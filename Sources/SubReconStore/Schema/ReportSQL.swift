@@ -6,11 +6,16 @@ package enum ReportSQL {
         FROM notifications WHERE received_at >= ? AND received_at < ? ORDER BY received_at, notification_uuid
         """
     /// Whether any receipt names an app (`receipts_app_due` answers it at once).
-    package static let anyReceiptNamesAnApp = "SELECT 1 AS value FROM receipts WHERE bundle_id IS NOT NULL LIMIT 1"
-    /// Each subscription's app, where its receipt names one (the money reports per app).
+    package static let anyReceiptNamesAnApp = """
+        SELECT 1 AS value WHERE EXISTS (SELECT 1 FROM receipts WHERE bundle_id IS NOT NULL)
+            OR EXISTS (SELECT 1 FROM renewals WHERE bundle_id IS NOT NULL)
+        """
+    /// Each subscription's app, where its receipt names one, or its periods do (a forgotten
+    /// user's, whose receipt is gone): for the money reports per app.
     package static let subscriptionApps = """
         SELECT s.original_transaction_id, r.bundle_id FROM subscriptions s JOIN receipts r ON r.id = s.receipt_id
         WHERE r.bundle_id IS NOT NULL
+        UNION SELECT original_transaction_id, bundle_id FROM renewals WHERE bundle_id IS NOT NULL
         """
     package static let subscriptions = """
         SELECT s.user_id, s.original_transaction_id, s.product_id, s.status, s.expires_date_ms, s.auto_renew_status,

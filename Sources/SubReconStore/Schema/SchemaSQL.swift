@@ -294,11 +294,14 @@ package enum SchemaSQL {
     ]
     /// Several apps in one deployment: each receipt names its app (nullable: empty means the only
     /// app, as every receipt stored before). Each app's run walks its own due receipts in order,
-    /// through `receipts_app_due`. A notification records the app its verified payload named.
+    /// through `receipts_app_due`. A notification records the app its verified payload named. A
+    /// billed period keeps its app itself only once its receipt is gone (`forget`).
     package static let v11Apps = """
         ALTER TABLE receipts ADD COLUMN bundle_id TEXT CHECK (bundle_id <> '');
         CREATE INDEX receipts_app_due ON receipts(bundle_id, next_due_at, id);
-        ALTER TABLE notifications ADD COLUMN bundle_id TEXT CHECK (bundle_id <> '')
+        ALTER TABLE notifications ADD COLUMN bundle_id TEXT CHECK (bundle_id <> '');
+        ALTER TABLE renewals ADD COLUMN bundle_id TEXT CHECK (bundle_id <> '');
+        CREATE INDEX renewals_app ON renewals(bundle_id) WHERE bundle_id IS NOT NULL
         """
 
     /// What was stored for a day before (its digest tells a reissue from the same file again).

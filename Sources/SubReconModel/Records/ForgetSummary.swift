@@ -1,0 +1,18 @@
+/// What `subrecon forget` removed for one user, and what it kept under a pseudonym.
+public struct ForgetSummary: Sendable, Equatable {
+    public var receipts = 0
+    public var subscriptions = 0
+    public var subscriptionChanges = 0
+    public var runItems = 0
+    /// Notifications that named the user: kept (Apple's record), the link to the user removed.
+    public var notificationLinks = 0
+    /// `user` runs that named the user: kept, the name removed.
+    public var runs = 0
+    /// Billed periods (the ledger): kept with their money, under the pseudonym.
+    public var ledgerPeriods = 0
+
+    public init() {}
+
+    /// Nothing was stored for the user.
+    public var foundNothing: Bool { self == ForgetSummary() }
+}

@@ -1,0 +1,45 @@
+import SubReconModel
+
+/// `subrecon forget USER_ID`: every statement that removes a user, in order, each with its
+/// parameters (`user` the user ID, `pseudonym` the ledger's new name for them). Both stores run
+/// them in one transaction and count the rows each touched.
+package enum ForgetSQL {
+    package enum Step: CaseIterable, Sendable {
+        case ledger, subscriptionChanges, runItems, notificationLinks, runs, subscriptions, receiptVersions, receipts
+    }
+
+    package static func statement(_ step: Step) -> (sql: String, pseudonymFirst: Bool) {
+        switch step {
+        // The money stays, so closed months do not move; the app the periods belonged to is kept
+        // with them, as the receipt that named it goes.
+        case .ledger: ("""
+            UPDATE renewals SET bundle_id = COALESCE(bundle_id, (
+                    SELECT r.bundle_id FROM subscriptions s JOIN receipts r ON r.id = s.receipt_id
+                    WHERE s.user_id = renewals.user_id AND s.original_transaction_id = renewals.original_transaction_id)),
+                user_id = ?
+            WHERE user_id = ?
+            """, true)
+        case .subscriptionChanges: ("DELETE FROM subscription_changes WHERE user_id = ?", false)
+        case .runItems: ("DELETE FROM run_items WHERE user_id = ?", false)
+        case .notificationLinks: ("UPDATE notifications SET user_id = NULL, receipt_id = NULL WHERE user_id = ?", false)
+        case .runs: ("UPDATE runs SET target_user_id = NULL WHERE target_user_id = ?", false)
+        case .subscriptions: ("DELETE FROM subscriptions WHERE user_id = ?", false)
+        case .receiptVersions: ("DELETE FROM receipt_versions WHERE user_id = ?", false)
+        case .receipts: ("DELETE FROM receipts WHERE user_id = ?", false)
+        }
+    }
+
+    /// Adds the rows one step touched to the summary.
+    package static func count(_ rows: Int, of step: Step, into summary: inout ForgetSummary) {
+        switch step {
+        case .ledger: summary.ledgerPeriods += rows
+        case .subscriptionChanges: summary.subscriptionChanges += rows
+        case .runItems: summary.runItems += rows
+        case .notificationLinks: summary.notificationLinks += rows
+        case .runs: summary.runs += rows
+        case .subscriptions: summary.subscriptions += rows
+        case .receiptVersions: break
+        case .receipts: summary.receipts += rows
+        }
+    }
+}
