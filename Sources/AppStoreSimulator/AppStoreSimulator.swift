@@ -7,7 +7,7 @@ import Synchronization
 /// Server API, for the demo, the integration tests and the benchmarks. verifyReceipt: production
 /// at `/verifyReceipt`, the sandbox at `/sandbox/verifyReceipt`. Server API (Get All Subscription
 /// Statuses, Get Transaction History v2, Get Transaction Info, Look Up Order ID, Request a Test
-/// Notification, Get Test Notification Status; see `ServerAPIEndpoint`): production under
+/// Notification, Get Test Notification Status, Set App Account Token; see `ServerAPIEndpoint`): production under
 /// `/inApps/...`, the sandbox under
 /// `/sandbox/inApps/...`, signed with a certificate chain made at creation. Keep-alive
 /// connections are supported, latency is applied per request without blocking others, and
@@ -70,7 +70,7 @@ public final class AppStoreSimulator: Sendable {
         apps = SimulatedAppCatalog(options.servedApps)
         authority = LazySigningAuthority(clock: options.clock)
         salesReportFaults = SalesReportFaultQueue(options.salesReports.faults)
-        notificationEmitter = NotificationEmitter(authority: authority, apps: apps, log: notificationLog)
+        notificationEmitter = NotificationEmitter(authority: authority, apps: apps, log: notificationLog, registry: accounts)
         if let url = options.notificationURL {
             notificationDelivery = NotificationDelivery(
                 url: url, timeout: options.notificationTimeout, log: notificationLog, clock: options.clock)
@@ -106,9 +106,14 @@ public final class AppStoreSimulator: Sendable {
     /// Number of accounts the Server API knows.
     public var registeredAccountCount: Int { accounts.count }
 
-    /// Forgets every registered account.
+    /// Forgets every registered account, and every app account token set for them.
     public func removeAllAccounts() {
         accounts.removeAll()
+    }
+
+    /// Every successful Set App Account Token since start (or `removeAllAccounts`), oldest first.
+    public func appAccountTokenSets() -> [AppAccountTokenSet] {
+        accounts.appAccountTokenSets()
     }
 
     /// Starts listening on `host`:`port` (0 picks a free port) and returns the real port once the

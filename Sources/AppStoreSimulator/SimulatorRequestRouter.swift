@@ -70,9 +70,13 @@ struct SimulatorRequestRouter: Sendable {
         guard method == .POST else {
             return after(latency, .answer(VerifyReceiptResponder.statusResponse(21000, environment: nil)))
         }
-        let parsed = VerifyReceiptResponder.ParsedRequest(body: body)
-        if registersVerifiedReceipts, let subscriber = parsed.subscriber {
-            serverAPI.registry.registerIfAbsent(subscriber)
+        var parsed = VerifyReceiptResponder.ParsedRequest(body: body)
+        if let subscriber = parsed.subscriber {
+            // A token set through the Server API is Apple's record of the purchase, over the receipt's.
+            let setToken = registersVerifiedReceipts
+                ? serverAPI.registry.registerIfAbsent(subscriber)
+                : serverAPI.registry.appAccountToken(setForSubscriberID: subscriber.id)
+            if let setToken { parsed.subscriber?.appAccountToken = setToken }
         }
         let (extraLatency, step) = faults.next(for: parsed.subscriber?.id)
         if step != .answer, !step.isTrustFailure {
@@ -121,10 +125,11 @@ struct SimulatorRequestRouter: Sendable {
 
     /// Order: route (unknown `/inApps` path, or Look Up Order ID in the sandbox → 404 `4040000`),
     /// method (`ServerAPIEndpoint.method`: POST for Get Notification History and Request a Test
-    /// Notification, GET for the others → 405), bearer (the app it names, 401 when refused), that
-    /// app's rate limit (429), then the account's fault plan (the global one for the endpoints that
-    /// name no account; Get Notification History's signed payloads come from the log as emitted,
-    /// so trust-failure steps leave them as they are), then `ServerAPIResponder` for that app.
+    /// Notification, PUT for Set App Account Token, GET for the others → 405), bearer (the app it
+    /// names, 401 when refused), that app's rate limit (429), then the account's fault plan (the
+    /// global one for the endpoints that name no account; Get Notification History's signed
+    /// payloads come from the log as emitted, so trust-failure steps leave them as they are), then
+    /// `ServerAPIResponder` for that app.
     private func serverAPIReply(to request: SimulatorRequest) -> SimulatorReply {
         let route = ServerAPIRoute(path: request.path)
         statistics.recordServerAPIRequest(route)

@@ -60,6 +60,8 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var testNotificationRequests: Int { serverAPIRequestsByEndpoint[.testNotification, default: 0] }
     /// Get Test Notification Status requests.
     public var testNotificationStatusRequests: Int { serverAPIRequestsByEndpoint[.testNotificationStatus, default: 0] }
+    /// Set App Account Token requests.
+    public var setAppAccountTokenRequests: Int { serverAPIRequestsByEndpoint[.setAppAccountToken, default: 0] }
     /// All Server API requests.
     public var serverAPIRequests: Int { serverAPIRequestsByEndpoint.values.reduce(0, +) }
 

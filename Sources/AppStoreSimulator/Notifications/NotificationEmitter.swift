@@ -7,6 +7,8 @@ struct NotificationEmitter: Sendable {
     /// Each notification is for the app of its account (`TEST`: for the app asked).
     let apps: SimulatedAppCatalog
     let log: SimulatedNotificationLog
+    /// Tokens set through Set App Account Token, which the account's notifications carry from then on.
+    let registry: SimulatedAccountRegistry
 
     private func renderer(_ app: SimulatedApp) -> NotificationPayloadRenderer {
         NotificationPayloadRenderer(authority: authority.value, bundleID: app.bundleID, appAppleID: app.appAppleID)
@@ -45,6 +47,10 @@ struct NotificationEmitter: Sendable {
         slot: Int, atMs: Int64, signing: NotificationSigning, notificationUUID: String,
         sendAttempt: NotificationSendAttemptResult?
     ) -> SimulatedNotification {
+        var subscriber = subscriber
+        if let setToken = registry.appAccountToken(setForSubscriberID: subscriber.id) {
+            subscriber.appAccountToken = setToken
+        }
         let app = apps.app(of: subscriber)
         let signed = renderer(app).signedPayload(
             type: type, subtype: subtype, notificationUUID: notificationUUID, subscriber: subscriber, slot: slot,

@@ -26,7 +26,7 @@ import Foundation
 /// Look Up Order ID answers 200 always: `{"status":0,"signedTransactions":[…]}` for an order of a
 /// production account that exists at "now" (`SimulatedOrderID`), else `{"status":1}`.
 /// Get Notification History goes to `NotificationHistoryResponder`, the test notification
-/// endpoints to `TestNotificationResponder`.
+/// endpoints to `TestNotificationResponder`, Set App Account Token to `setAppAccountToken`.
 struct ServerAPIResponder: Sendable {
     let authority: LazySigningAuthority
     let registry: SimulatedAccountRegistry
@@ -67,7 +67,8 @@ struct ServerAPIResponder: Sendable {
     /// answering, and by `respond`).
     func account(for route: ServerAPIRoute, app: Int = 0) -> (SimulatedSubscriber, SimulatedAccountRegistry.Reference)? {
         let id = switch route.endpoint {
-        case .subscriptionStatuses, .transactionHistory, .transactionInfo: Self.transactionID(route.parameter)
+        case .subscriptionStatuses, .transactionHistory, .transactionInfo, .setAppAccountToken:
+            Self.transactionID(route.parameter)
         case .orderLookup: SimulatedOrderID.transactionID(orderID: route.parameter)
         case .notificationHistory, .testNotification, .testNotificationStatus: Int64?.none
         }
@@ -89,6 +90,8 @@ struct ServerAPIResponder: Sendable {
                 ?? TestNotificationResponder.urlNotFound
         case .orderLookup:
             return lookUpOrder(route, app: app, nowMs: nowMs, variant: variant)
+        case .setAppAccountToken:
+            return setAppAccountToken(route, app: app, body: body, nowMs: nowMs)
         case .subscriptionStatuses, .transactionHistory, .transactionInfo:
             break
         }
@@ -123,7 +126,7 @@ struct ServerAPIResponder: Sendable {
         case .transactionInfo:
             guard let signed = renderer.signedTransaction(at: reference) else { return Self.transactionNotFound }
             return Self.ok(ServerAPIBodyRenderer.transactionInfoBody(signed))
-        case .notificationHistory, .testNotification, .testNotificationStatus, .orderLookup:
+        case .notificationHistory, .testNotification, .testNotificationStatus, .orderLookup, .setAppAccountToken:
             preconditionFailure("answered before any transaction id lookup")
         }
     }
