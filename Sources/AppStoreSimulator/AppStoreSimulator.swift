@@ -7,7 +7,7 @@ import Synchronization
 /// Server API, for the demo, the integration tests and the benchmarks. verifyReceipt: production
 /// at `/verifyReceipt`, the sandbox at `/sandbox/verifyReceipt`. Server API (Get All Subscription
 /// Statuses, Get Transaction History v2, Get Transaction Info, Look Up Order ID, Request a Test
-/// Notification, Get Test Notification Status; see `ServerAPIEndpoint`): production under
+/// Notification, Get Test Notification Status, Set App Account Token; see `ServerAPIEndpoint`): production under
 /// `/inApps/...`, the sandbox under
 /// `/sandbox/inApps/...`, signed with a certificate chain made at creation. Keep-alive
 /// connections are supported, latency is applied per request without blocking others, and
@@ -26,6 +26,11 @@ import Synchronization
 /// verifyReceipt is stateless with respect to receipts: each receipt carries its own account
 /// (see `SimulatedReceipt`). The Server API is asked by transaction id, so it answers only for
 /// accounts it was told about (`register`, `POST /simulator/accounts`, or a verifyReceipt call).
+///
+/// It serves several apps at once (`SimulatorOptions.apps`): each account belongs to one
+/// (`SimulatedSubscriber.bundleID`), whose bundle id, Apple id and shared secret its receipts
+/// and signed data answer with; a Server API request is for the app its bearer token names,
+/// finds only that app's accounts and counts against that app's rate limit.
 public final class AppStoreSimulator: Sendable {
     /// Errors from `start`.
     public enum StartError: Error, Equatable {
@@ -52,6 +57,7 @@ public final class AppStoreSimulator: Sendable {
     private let recorder = StatisticsRecorder()
     private let lifecycle = Mutex<Lifecycle>(.idle)
     private let accounts = SimulatedAccountRegistry()
+    private let apps: SimulatedAppCatalog
     private let authority: LazySigningAuthority
     private let notificationLog = SimulatedNotificationLog()
     private let notificationEmitter: NotificationEmitter
@@ -61,10 +67,10 @@ public final class AppStoreSimulator: Sendable {
 
     public init(options: SimulatorOptions = SimulatorOptions()) {
         self.options = options
+        apps = SimulatedAppCatalog(options.servedApps)
         authority = LazySigningAuthority(clock: options.clock)
         salesReportFaults = SalesReportFaultQueue(options.salesReports.faults)
-        notificationEmitter = NotificationEmitter(
-            authority: authority, bundleID: options.bundleID, appAppleID: options.appAppleID, log: notificationLog)
+        notificationEmitter = NotificationEmitter(authority: authority, apps: apps, log: notificationLog, registry: accounts)
         if let url = options.notificationURL {
             notificationDelivery = NotificationDelivery(
                 url: url, timeout: options.notificationTimeout, log: notificationLog, clock: options.clock)
@@ -100,9 +106,14 @@ public final class AppStoreSimulator: Sendable {
     /// Number of accounts the Server API knows.
     public var registeredAccountCount: Int { accounts.count }
 
-    /// Forgets every registered account.
+    /// Forgets every registered account, and every app account token set for them.
     public func removeAllAccounts() {
         accounts.removeAll()
+    }
+
+    /// Every successful Set App Account Token since start (or `removeAllAccounts`), oldest first.
+    public func appAccountTokenSets() -> [AppAccountTokenSet] {
+        accounts.appAccountTokenSets()
     }
 
     /// Starts listening on `host`:`port` (0 picks a free port) and returns the real port once the
@@ -129,18 +140,13 @@ public final class AppStoreSimulator: Sendable {
 
     private func launch(host: String, port requestedPort: UInt16) async throws -> Running {
         let router = SimulatorRequestRouter(
-            responder: VerifyReceiptResponder(sharedSecret: options.sharedSecret, bundleID: options.bundleID),
+            responder: VerifyReceiptResponder(apps: apps.apps),
             serverAPI: ServerAPIResponder(
-                authority: authority, registry: accounts, bundleID: options.bundleID,
-                appAppleID: options.appAppleID, historyPageSize: max(1, options.historyPageSize),
+                authority: authority, registry: accounts, apps: apps, historyPageSize: max(1, options.historyPageSize),
                 notificationHistory: NotificationHistoryResponder(
                     log: notificationLog, pageSize: max(1, options.notificationHistoryPageSize)),
                 testNotifications: TestNotificationResponder(emitter: notificationEmitter, delivery: notificationDelivery)),
-            bearer: options.apiPublicKeyX963.map {
-                ServerAPIBearerVerifier(
-                    publicKeyX963: $0, bundleID: options.bundleID, keyID: options.apiKeyID, issuerID: options.apiIssuerID)
-            },
-            rateLimiter: options.apiRateLimit.map { ServerAPIRateLimiter(ratePerSecond: $0) },
+            access: ServerAPIAppAccess(apps: apps),
             registersVerifiedReceipts: options.registersVerifiedReceipts,
             clock: options.clock,
             latency: options.latency,
@@ -299,15 +305,16 @@ public final class AppStoreSimulator: Sendable {
             notificationUUID: notificationUUID ?? NotificationEmitter.randomUUID(), sendAttempt: sendAttempt)
     }
 
-    /// A `TEST` notification for the app in `environment` (what Request a Test Notification
-    /// makes Apple send): `data` has only `appAppleId` (production), `bundleId` and `environment`.
+    /// A `TEST` notification for the app `bundleID` (nil: the first app) in `environment` (what
+    /// Request a Test Notification makes Apple send): `data` has only `appAppleId` (production),
+    /// `bundleId` and `environment`.
     @discardableResult
     public func makeTestNotification(
         environment: SimulatedEnvironment = .production, atMs: Int64? = nil, signing: NotificationSigning = .apple,
-        notificationUUID: String? = nil, sendAttempt: NotificationSendAttemptResult? = .success
+        notificationUUID: String? = nil, sendAttempt: NotificationSendAttemptResult? = .success, bundleID: String? = nil
     ) -> SimulatedNotification {
         notificationEmitter.emitTest(
-            environment: environment, atMs: atMs ?? options.clock(), signing: signing,
+            for: apps.app(named: bundleID), environment: environment, atMs: atMs ?? options.clock(), signing: signing,
             notificationUUID: notificationUUID ?? NotificationEmitter.randomUUID(), sendAttempt: sendAttempt)
     }
 

@@ -5,17 +5,19 @@
 ///
 ///     text         = account *(";" subscription) "#" checksum
 ///     account      = id "," environment "," ownership "," receiptCreatedMs "," fixedStatus ","
-///                    paddingBytes "," revision ["," storefront]
+///                    paddingBytes "," revision ["," storefront ["," bundleID "," appAccountToken]]
 ///     subscription = productID "," periodMs "," firstPurchaseMs "," trialPeriodMs "," cancelAtMs ","
 ///                    billingFailureAtMs "," graceDays "," recoverAtMs "," refundAtMs "," upgradeAtMs ","
 ///                    upgradeProductID "," upgradePeriodMs "," downgradeAtMs "," downgradeProductID ","
 ///                    downgradePeriodMs ["," payUpFrontIntroPeriodMs "," refundPercentage ","
 ///                    refundReversedAtMs]
 ///
-/// The bracketed money fields came later. They are written only when they differ from the
-/// default (storefront `USA`; any of the three subscription fields set), so every account that
-/// could be written before they existed keeps its exact text and receipt; and they are accepted
-/// only then, so each account still has a single spelling.
+/// The bracketed fields came later. They are written only when they differ from the default
+/// (storefront `USA`; any of the three subscription fields set; the app named or the token not
+/// the derived one), so every account that could be written before they existed keeps its exact
+/// text and receipt; and they are accepted only then, so each account still has a single
+/// spelling. With the app fields, the storefront is written whatever it is; `appAccountToken` is
+/// empty for the derived token and `~` for none.
 ///
 /// Integers are canonical decimal, nil is `~`, strings (environment and ownership as their raw
 /// values) are percent-encoded: every byte outside `[A-Za-z0-9._-]` as `%XX`, so a value never
@@ -49,9 +51,20 @@ enum SimulatedAccountText {
         output.appendDecimal(Int64(s.paddingBytes))
         output.append(field)
         output.appendDecimal(Int64(s.revision))
-        if s.storefront != .usa {
+        let writesApp = s.bundleID != nil || s.appAccountTokenChoice != .derived
+        if s.storefront != .usa || writesApp {
             output.append(field)
             appendString(s.storefront.rawValue, to: &output)
+        }
+        if writesApp {
+            output.append(field)
+            appendOptional(s.bundleID, to: &output)
+            output.append(field)
+            switch s.appAccountTokenChoice {
+            case .derived: break
+            case .absent: output.append(none)
+            case .chosen(let token): appendString(token, to: &output)
+            }
         }
         for subscription in s.subscriptions {
             output.append(record)
@@ -153,26 +166,51 @@ enum SimulatedAccountText {
 
     private static func account(_ body: UnsafeBufferPointer<UInt8>) throws(Malformed) -> SimulatedSubscriber {
         let records = body.split(separator: record, omittingEmptySubsequences: false)
-        let f = try fields(records[0], counts: 7...8)
-        guard let environment = SimulatedEnvironment(rawValue: try string(f[1])),
+        let f = try fields(records[0], counts: 7...10)
+        guard f.count != 9,
+              let environment = SimulatedEnvironment(rawValue: try string(f[1])),
               let ownership = SimulatedOwnership(rawValue: try string(f[2]))
         else { throw Malformed() }
+        let id = try int64(f[0])
         var storefront = SimulatedStorefront.usa
-        if f.count == 8 {
-            // Written only when not the default.
-            guard let written = SimulatedStorefront(rawValue: try string(f[7])), written != .usa else { throw Malformed() }
+        if f.count >= 8 {
+            guard let written = SimulatedStorefront(rawValue: try string(f[7])) else { throw Malformed() }
             storefront = written
+        }
+        var bundleID: String?
+        var tokenChoice = SimulatedAppAccountTokenChoice.derived
+        if f.count == 10 {
+            bundleID = try optional(f[8], string)
+            tokenChoice = try appAccountToken(f[9], subscriberID: id)
+            // Written only when not the defaults.
+            guard bundleID != nil || tokenChoice != .derived else { throw Malformed() }
+        } else if f.count == 8 {
+            // Written alone only when not the default.
+            guard storefront != .usa else { throw Malformed() }
         }
         var subscriptions: [SimulatedSubscription] = []
         subscriptions.reserveCapacity(records.count - 1)
         for record in records.dropFirst() {
             subscriptions.append(try subscription(record))
         }
-        return SimulatedSubscriber(
-            id: try int64(f[0]), environment: environment, ownership: ownership, storefront: storefront,
+        var subscriber = SimulatedSubscriber(
+            id: id, environment: environment, ownership: ownership, storefront: storefront,
             receiptCreatedMs: try int64(f[3]),
             subscriptions: subscriptions, fixedStatus: try optional(f[4], int), paddingBytes: try int(f[5]),
-            revision: try int(f[6]))
+            revision: try int(f[6]), bundleID: bundleID)
+        subscriber.appAccountTokenChoice = tokenChoice
+        return subscriber
+    }
+
+    /// The token field: empty for the derived token, `~` for none, else the token, which must be
+    /// what the setter keeps (lowercase, not the derived one).
+    private static func appAccountToken(_ token: Token, subscriberID: Int64) throws(Malformed) -> SimulatedAppAccountTokenChoice {
+        if token.isEmpty { return .derived }
+        guard let written = try optional(token, string) else { return .absent }
+        guard written == written.lowercased(),
+              SimulatedAppAccountTokenChoice(written, subscriberID: subscriberID) == .chosen(written)
+        else { throw Malformed() }
+        return .chosen(written)
     }
 
     private static func subscription(_ record: Token) throws(Malformed) -> SimulatedSubscription {

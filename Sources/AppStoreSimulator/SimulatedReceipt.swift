@@ -6,7 +6,7 @@ import AppleSignedData
 /// Format 3: standard base64, with padding, of a real (unsigned) PKCS#7 app receipt written by
 /// `AppReceiptWriter`, so the App Store Server API mode can read transaction ids from it like from
 /// Apple's. Its attributes, in this order:
-/// - 2 `bundle_id`: `SimulatedProducts.bundleID`;
+/// - 2 `bundle_id`: the account's `bundleID`, else `SimulatedProducts.bundleID`;
 /// - 4 (Apple's "opaque value"): `marker` + the account text (see `SimulatedAccountText`), raw
 ///   bytes. This is what the simulator reads back; the marker's version changes whenever the
 ///   format does, so older receipts (format 2 was base64 of marker + text, not PKCS#7) answer 21002;
@@ -52,7 +52,7 @@ public enum SimulatedReceipt {
         account.append(contentsOf: marker)
         SimulatedAccountText.write(subscriber, to: &account)
         return AppReceiptWriter.receipt(
-            bundleID: SimulatedProducts.bundleID,
+            bundleID: subscriber.bundleID ?? SimulatedProducts.bundleID,
             purchases: purchases(of: subscriber),
             extraAttributes: [
                 (type: accountType, value: account),

@@ -25,10 +25,33 @@ public struct SimulatedSubscriber: Codable, Sendable, Hashable {
     /// Bumped by the simulator in `latest_receipt` (number of transactions so far) so the
     /// receipt string changes after each renewal, like Apple's rotating receipts. No effect on answers.
     public var revision: Int
+    /// The app the account bought in (`SimulatedApp.bundleID`); nil: the simulator's first app.
+    /// Its receipts and signed data carry that app's bundle id, and only that app's bearer tokens
+    /// find it through the Server API.
+    public var bundleID: String?
+    /// Which `appAccountToken` the account's purchases carry (see `appAccountToken`).
+    var appAccountTokenChoice: SimulatedAppAccountTokenChoice = .derived
 
     /// True when the receipt has no auto-renewable subscription (answers status 0 without
     /// `latest_receipt_info`, `pending_renewal_info` or `latest_receipt`).
     public var noSubscriptions: Bool { subscriptions.isEmpty }
+
+    /// The UUID the app attached to the account's purchases (lowercase, as Apple sends it): the
+    /// signed transactions' `appAccountToken` and verifyReceipt's `app_account_token`. By default
+    /// one derived from `id` (`ServerAPIIdentifiers.appAccountToken(subscriberID:)`); set nil (or empty)
+    /// for purchases made without a token (the field is then absent), or any UUID.
+    public var appAccountToken: String? {
+        get {
+            switch appAccountTokenChoice {
+            case .derived: ServerAPIIdentifiers.appAccountToken(subscriberID: id)
+            case .absent: nil
+            case .chosen(let token): token
+            }
+        }
+        set {
+            appAccountTokenChoice = SimulatedAppAccountTokenChoice(newValue?.lowercased(), subscriberID: id)
+        }
+    }
 
     /// The ISO 4217 currency the account pays in.
     public var currency: String { storefront.currency }
@@ -43,7 +66,8 @@ public struct SimulatedSubscriber: Codable, Sendable, Hashable {
         subscriptions: [SimulatedSubscription],
         fixedStatus: Int? = nil,
         paddingBytes: Int = 0,
-        revision: Int = 0
+        revision: Int = 0,
+        bundleID: String? = nil
     ) {
         self.id = id
         self.environment = environment
@@ -54,5 +78,6 @@ public struct SimulatedSubscriber: Codable, Sendable, Hashable {
         self.fixedStatus = fixedStatus
         self.paddingBytes = paddingBytes
         self.revision = revision
+        self.bundleID = bundleID
     }
 }

@@ -1,7 +1,15 @@
 import Crypto
 
 /// Configuration of an `AppStoreSimulator`.
+///
+/// The apps it serves are `apps`; when that is empty, the single-app fields (`bundleID`,
+/// `appAppleID`, `sharedSecret`, `apiPublicKey`, `apiKeyID`, `apiIssuerID`, `apiRateLimit`)
+/// describe the one app, and are ignored otherwise.
 public struct SimulatorOptions: Sendable {
+    /// The apps served, the first being the one of accounts that name none
+    /// (`SimulatedSubscriber.bundleID` nil). Bundle ids must differ (the first of a repeated one
+    /// counts). Empty: the one app of the single-app fields.
+    public var apps: [SimulatedApp]
     /// The app's shared secret; requests with another (or no) `password` answer 21004. Nil accepts any.
     public var sharedSecret: String?
     /// Delay added to every answer (Apple's round trip), applied with a timer on the event loop so
@@ -82,8 +90,10 @@ public struct SimulatorOptions: Sendable {
         notificationHistoryPageSize: Int = 20,
         salesReports: SalesReportOptions = SalesReportOptions(),
         notificationURL: String? = nil,
-        notificationTimeout: Duration = .seconds(30)
+        notificationTimeout: Duration = .seconds(30),
+        apps: [SimulatedApp] = []
     ) {
+        self.apps = apps
         self.sharedSecret = sharedSecret
         self.latency = latency
         self.clock = clock
@@ -103,4 +113,14 @@ public struct SimulatorOptions: Sendable {
 
     /// The simulated app's App Store id (also `receipt.adam_id` of production receipts).
     public static let defaultAppAppleID: Int64 = 1_480_000_017
+
+    /// The apps the simulator serves: `apps`, or the one the single-app fields describe.
+    public var servedApps: [SimulatedApp] {
+        guard apps.isEmpty else { return apps }
+        var app = SimulatedApp(
+            bundleID: bundleID, appAppleID: appAppleID, sharedSecret: sharedSecret, apiKeyID: apiKeyID,
+            apiIssuerID: apiIssuerID, apiRateLimit: apiRateLimit)
+        app.apiPublicKeyX963 = apiPublicKeyX963
+        return [app]
+    }
 }

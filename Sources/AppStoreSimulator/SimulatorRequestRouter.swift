@@ -28,8 +28,8 @@ struct SimulatorRequest: Sendable {
 struct SimulatorRequestRouter: Sendable {
     let responder: VerifyReceiptResponder
     let serverAPI: ServerAPIResponder
-    let bearer: ServerAPIBearerVerifier?
-    let rateLimiter: ServerAPIRateLimiter?
+    /// Each Server API request's app: bearer check and rate limit.
+    let access: ServerAPIAppAccess
     let registersVerifiedReceipts: Bool
     let clock: MillisecondsClock
     let latency: Duration
@@ -70,9 +70,13 @@ struct SimulatorRequestRouter: Sendable {
         guard method == .POST else {
             return after(latency, .answer(VerifyReceiptResponder.statusResponse(21000, environment: nil)))
         }
-        let parsed = VerifyReceiptResponder.ParsedRequest(body: body)
-        if registersVerifiedReceipts, let subscriber = parsed.subscriber {
-            serverAPI.registry.registerIfAbsent(subscriber)
+        var parsed = VerifyReceiptResponder.ParsedRequest(body: body)
+        if let subscriber = parsed.subscriber {
+            // A token set through the Server API is Apple's record of the purchase, over the receipt's.
+            let setToken = registersVerifiedReceipts
+                ? serverAPI.registry.registerIfAbsent(subscriber)
+                : serverAPI.registry.appAccountToken(setForSubscriberID: subscriber.id)
+            if let setToken { parsed.subscriber?.appAccountToken = setToken }
         }
         let (extraLatency, step) = faults.next(for: parsed.subscriber?.id)
         if step != .answer, !step.isTrustFailure {
@@ -121,10 +125,11 @@ struct SimulatorRequestRouter: Sendable {
 
     /// Order: route (unknown `/inApps` path, or Look Up Order ID in the sandbox → 404 `4040000`),
     /// method (`ServerAPIEndpoint.method`: POST for Get Notification History and Request a Test
-    /// Notification, GET for the others → 405), bearer (401), rate limit (429), then the
-    /// account's fault plan (the global one for the endpoints that name no account; Get
-    /// Notification History's signed payloads come from the log as emitted, so trust-failure
-    /// steps leave them as they are), then `ServerAPIResponder`.
+    /// Notification, PUT for Set App Account Token, GET for the others → 405), bearer (the app it
+    /// names, 401 when refused), that app's rate limit (429), then the account's fault plan (the
+    /// global one for the endpoints that name no account; Get Notification History's signed
+    /// payloads come from the log as emitted, so trust-failure steps leave them as they are), then
+    /// `ServerAPIResponder` for that app.
     private func serverAPIReply(to request: SimulatorRequest) -> SimulatorReply {
         let route = ServerAPIRoute(path: request.path)
         statistics.recordServerAPIRequest(route)
@@ -134,23 +139,25 @@ struct SimulatorRequestRouter: Sendable {
         guard request.method.rawValue == route.endpoint.method else {
             return after(latency, .answer(ServerAPIResponder.error(405, 4_000_000, "Method not allowed.")))
         }
-        if let bearer, !bearer.accepts(authorization: request.authorization) {
+        guard let app = access.app(for: request.authorization) else {
             statistics.recordUnauthorized()
             return after(latency, .answer(ServerAPIResponder.unauthorized))
         }
-        if let rateLimiter, let waitMs = rateLimiter.admit() {
-            statistics.recordRateLimited()
+        let bundleID = access.apps.apps[app].bundleID
+        statistics.recordServerAPIRequest(app: bundleID)
+        if let waitMs = access.admit(app: app) {
+            statistics.recordRateLimited(app: bundleID)
             return after(latency, .answer(ServerAPIResponder.rateLimited(retryAfterMs: waitMs)))
         }
         let nowMs = clock()
-        let subscriberID = serverAPI.account(for: route)?.0.id
+        let subscriberID = serverAPI.account(for: route, app: app)?.0.id
         let (extraLatency, step) = faults.next(for: subscriberID)
         if step != .answer {
             statistics.recordFault(step)
         }
         let delay = latency + extraLatency
         func answer(_ variant: SignedDataVariant = .valid) -> SimulatedHTTPResponse {
-            serverAPI.respond(to: route, query: request.query, body: request.body, nowMs: nowMs, variant: variant)
+            serverAPI.respond(to: route, app: app, query: request.query, body: request.body, nowMs: nowMs, variant: variant)
         }
 
         switch step {

@@ -19,11 +19,16 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var serverAPIRequestsByEndpoint: [ServerAPIEndpoint: Int] = [:]
     /// Server API requests per environment (by the path asked: `/inApps` or `/sandbox/inApps`).
     public var serverAPIRequestsByEnvironment: [SimulatedEnvironment: Int] = [:]
-    /// 429s answered because `SimulatorOptions.apiRateLimit` was exceeded (fault-injected 429s
-    /// count under `faultsInjected` and `answersByHTTPStatus`).
+    /// 429s answered because an app's `apiRateLimit` was exceeded (fault-injected 429s count
+    /// under `faultsInjected` and `answersByHTTPStatus`).
     public var serverAPIRateLimited: Int = 0
     /// Server API requests refused with 401 by the bearer check.
     public var serverAPIUnauthorized: Int = 0
+    /// Server API requests per app (`SimulatedApp.bundleID`) that passed its bearer check,
+    /// whatever the answer (429s included); those refused earlier (404 path, 405, 401) count for none.
+    public var serverAPIRequestsByApp: [String: Int] = [:]
+    /// `serverAPIRateLimited` per app: 429s because that app's `apiRateLimit` was exceeded.
+    public var serverAPIRateLimitedByApp: [String: Int] = [:]
     /// Accounts registered through `POST /simulator/accounts`.
     public var accountsRegisteredByPOST: Int = 0
     /// `GET /v1/salesReports` requests (any outcome).
@@ -55,6 +60,8 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var testNotificationRequests: Int { serverAPIRequestsByEndpoint[.testNotification, default: 0] }
     /// Get Test Notification Status requests.
     public var testNotificationStatusRequests: Int { serverAPIRequestsByEndpoint[.testNotificationStatus, default: 0] }
+    /// Set App Account Token requests.
+    public var setAppAccountTokenRequests: Int { serverAPIRequestsByEndpoint[.setAppAccountToken, default: 0] }
     /// All Server API requests.
     public var serverAPIRequests: Int { serverAPIRequestsByEndpoint.values.reduce(0, +) }
 

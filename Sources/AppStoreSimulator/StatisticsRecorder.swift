@@ -44,8 +44,16 @@ final class StatisticsRecorder: Sendable {
         counters.withLock { $0.salesReportUnauthorized += 1 }
     }
 
-    func recordRateLimited() {
-        counters.withLock { $0.serverAPIRateLimited += 1 }
+    /// A Server API request the bearer check gave to app `bundleID`.
+    func recordServerAPIRequest(app bundleID: String) {
+        counters.withLock { $0.serverAPIRequestsByApp[bundleID, default: 0] += 1 }
+    }
+
+    func recordRateLimited(app bundleID: String) {
+        counters.withLock {
+            $0.serverAPIRateLimited += 1
+            $0.serverAPIRateLimitedByApp[bundleID, default: 0] += 1
+        }
     }
 
     func recordUnauthorized() {

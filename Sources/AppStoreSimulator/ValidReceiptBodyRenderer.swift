@@ -6,6 +6,8 @@ struct ValidReceiptBodyRenderer {
     let nowMs: Int64
     let excludeOldTransactions: Bool
     let bundleID: String
+    /// `adam_id` and `app_item_id` of production receipts.
+    let appAppleID: Int64
 
     func render() -> [UInt8] {
         let timelines = subscriber.subscriptions.enumerated().compactMap { slot, subscription in
@@ -21,7 +23,7 @@ struct ValidReceiptBodyRenderer {
             json.key("latest_receipt_info")
             json.beginArray()
             // The same token the Server API reports, so both APIs describe the same purchase.
-            let token = ServerAPIIdentifiers.appAccountToken(subscriberID: subscriber.id)
+            let token = subscriber.appAccountToken
             for (timeline, transaction) in latestReceiptInfo(timelines) {
                 writeTransaction(transaction, slot: timeline.slot, inLatestReceiptInfo: true, appAccountToken: token, to: &json)
             }
@@ -75,8 +77,8 @@ struct ValidReceiptBodyRenderer {
         let production = subscriber.environment == .production
         json.beginObject()
         json.field("receipt_type", subscriber.environment.receiptType)
-        json.field("adam_id", number: production ? 1_480_000_017 : 0)
-        json.field("app_item_id", number: production ? 1_480_000_017 : 0)
+        json.field("adam_id", number: production ? appAppleID : 0)
+        json.field("app_item_id", number: production ? appAppleID : 0)
         json.field("bundle_id", bundleID)
         json.field("application_version", production ? "412" : "1")
         json.field("download_id", number: production ? SimulatedIdentifiers.downloadID(subscriberID: subscriber.id) : 0)

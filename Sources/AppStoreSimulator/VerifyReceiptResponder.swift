@@ -5,14 +5,24 @@
 /// 1. body not a JSON object with a string `receipt-data` → 21000;
 /// 2. `receipt-data` not a simulator receipt → 21002;
 /// 3. Sandbox receipt at production → 21007, Production receipt at sandbox → 21008;
-/// 4. a shared secret is configured and `password` is missing or different → 21004;
+/// 4. the app of the receipt's account (`SimulatedSubscriber.bundleID`) has a shared secret and
+///    `password` is missing or different → 21004;
 /// 5. the receipt's `fixedStatus` (e.g. 21003, 21010) if it has one;
-/// 6. otherwise status 0 with the receipt's state at `nowMs`.
+/// 6. otherwise status 0 with the receipt's state at `nowMs`, as that app's (`bundle_id`, `adam_id`).
 public struct VerifyReceiptResponder: Sendable {
-    /// The app's shared secret; nil accepts any `password`.
-    public var sharedSecret: String?
-    /// `receipt.bundle_id` in answers.
-    public var bundleID: String
+    /// The apps whose receipts it answers (the first for accounts that name none).
+    var catalog: SimulatedAppCatalog
+
+    /// The first app's shared secret; nil accepts any `password`.
+    public var sharedSecret: String? {
+        get { catalog.defaultApp.sharedSecret }
+        set { catalog = catalog.updatingDefaultApp { $0.sharedSecret = newValue } }
+    }
+    /// The first app's bundle id: `receipt.bundle_id` in answers for accounts that name no app.
+    public var bundleID: String {
+        get { catalog.defaultApp.bundleID }
+        set { catalog = catalog.updatingDefaultApp { $0.bundleID = newValue } }
+    }
 
     static let jsonHeaders = ["Content-Type": "application/json"]
 
@@ -29,8 +39,12 @@ public struct VerifyReceiptResponder: Sendable {
     }
 
     public init(sharedSecret: String? = nil, bundleID: String = SimulatedProducts.bundleID) {
-        self.sharedSecret = sharedSecret
-        self.bundleID = bundleID
+        catalog = SimulatedAppCatalog(bundleID: bundleID, sharedSecret: sharedSecret)
+    }
+
+    /// Answers for several apps, each with its own shared secret (`apps` must not be empty).
+    public init(apps: [SimulatedApp]) {
+        catalog = SimulatedAppCatalog(apps)
     }
 
     /// Apple's answer to a POST of `body` to `endpoint` at `nowMs`.
@@ -61,7 +75,8 @@ public struct VerifyReceiptResponder: Sendable {
         default:
             break
         }
-        if let sharedSecret, request.password != sharedSecret {
+        let app = catalog.app(of: subscriber)
+        if let sharedSecret = app.sharedSecret, request.password != sharedSecret {
             return Self.statusResponse(21004, environment: endpointEnvironment)
         }
         if let fixedStatus = subscriber.fixedStatus, fixedStatus != 0 {
@@ -70,7 +85,7 @@ public struct VerifyReceiptResponder: Sendable {
         }
         let body = ValidReceiptBodyRenderer(
             subscriber: subscriber, nowMs: nowMs,
-            excludeOldTransactions: request.excludeOldTransactions, bundleID: bundleID
+            excludeOldTransactions: request.excludeOldTransactions, bundleID: app.bundleID, appAppleID: app.appAppleID
         ).render()
         return SimulatedHTTPResponse(httpStatus: 200, headers: Self.jsonHeaders, body: body, appleStatus: 0)
     }

@@ -4,12 +4,14 @@ import Foundation
 /// records each in the log that Get Notification History serves.
 struct NotificationEmitter: Sendable {
     let authority: LazySigningAuthority
-    let bundleID: String
-    let appAppleID: Int64
+    /// Each notification is for the app of its account (`TEST`: for the app asked).
+    let apps: SimulatedAppCatalog
     let log: SimulatedNotificationLog
+    /// Tokens set through Set App Account Token, which the account's notifications carry from then on.
+    let registry: SimulatedAccountRegistry
 
-    private var renderer: NotificationPayloadRenderer {
-        NotificationPayloadRenderer(authority: authority.value, bundleID: bundleID, appAppleID: appAppleID)
+    private func renderer(_ app: SimulatedApp) -> NotificationPayloadRenderer {
+        NotificationPayloadRenderer(authority: authority.value, bundleID: app.bundleID, appAppleID: app.appAppleID)
     }
 
     /// The notifications `subscriber`'s subscriptions produced in (`fromMs`, `toMs`], ordered by
@@ -45,27 +47,34 @@ struct NotificationEmitter: Sendable {
         slot: Int, atMs: Int64, signing: NotificationSigning, notificationUUID: String,
         sendAttempt: NotificationSendAttemptResult?
     ) -> SimulatedNotification {
-        let signed = renderer.signedPayload(
+        var subscriber = subscriber
+        if let setToken = registry.appAccountToken(setForSubscriberID: subscriber.id) {
+            subscriber.appAccountToken = setToken
+        }
+        let app = apps.app(of: subscriber)
+        let signed = renderer(app).signedPayload(
             type: type, subtype: subtype, notificationUUID: notificationUUID, subscriber: subscriber, slot: slot,
             signedDateMs: atMs, signing: signing)
         let notification = SimulatedNotification(
             notificationUUID: notificationUUID, type: type, subtype: subtype, signedDateMs: atMs,
             environment: subscriber.environment, subscriberID: subscriber.id,
-            originalTransactionID: signed.originalTransactionID, signedPayload: String(decoding: signed.jws, as: UTF8.self))
+            originalTransactionID: signed.originalTransactionID, signedPayload: String(decoding: signed.jws, as: UTF8.self),
+            bundleID: app.bundleID)
         log.record(notification, attempt: sendAttempt.map { NotificationSendAttempt(attemptDateMs: atMs, result: $0) })
         return notification
     }
 
-    /// A `TEST` notification for the app (no subscriber).
+    /// A `TEST` notification for `app` (no subscriber).
     func emitTest(
-        environment: SimulatedEnvironment, atMs: Int64, signing: NotificationSigning, notificationUUID: String,
-        sendAttempt: NotificationSendAttemptResult?
+        for app: SimulatedApp, environment: SimulatedEnvironment, atMs: Int64, signing: NotificationSigning,
+        notificationUUID: String, sendAttempt: NotificationSendAttemptResult?
     ) -> SimulatedNotification {
-        let jws = renderer.signedTestPayload(
+        let jws = renderer(app).signedTestPayload(
             notificationUUID: notificationUUID, environment: environment, signedDateMs: atMs, signing: signing)
         let notification = SimulatedNotification(
             notificationUUID: notificationUUID, type: .test, subtype: nil, signedDateMs: atMs, environment: environment,
-            subscriberID: nil, originalTransactionID: nil, signedPayload: String(decoding: jws, as: UTF8.self))
+            subscriberID: nil, originalTransactionID: nil, signedPayload: String(decoding: jws, as: UTF8.self),
+            bundleID: app.bundleID)
         log.record(notification, attempt: sendAttempt.map { NotificationSendAttempt(attemptDateMs: atMs, result: $0) })
         return notification
     }

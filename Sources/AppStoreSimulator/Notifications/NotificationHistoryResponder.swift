@@ -17,7 +17,8 @@ import Foundation
 ///
 /// `startDate` is in, `endDate` out; a future `endDate` counts as now (in). Notifications are served by `signedDate` (then by first
 /// recording), at most `pageSize` a page; `transactionId` selects every notification of the
-/// customer that id belongs to; `onlyFailures` those never delivered successfully.
+/// customer that id belongs to; `onlyFailures` those never delivered successfully. Each app
+/// (the bearer token's) sees only its own notifications.
 struct NotificationHistoryResponder: Sendable {
     let log: SimulatedNotificationLog
     let pageSize: Int
@@ -79,8 +80,9 @@ struct NotificationHistoryResponder: Sendable {
         }
     }
 
+    /// A page for the app `bundleID` (nil: for every app).
     func respond(
-        body: [UInt8], query: Substring?, environment: SimulatedEnvironment, nowMs: Int64
+        body: [UInt8], query: Substring?, environment: SimulatedEnvironment, bundleID: String? = nil, nowMs: Int64
     ) -> SimulatedHTTPResponse {
         let filters: Filters
         switch Self.parse(body: body, environment: environment, nowMs: nowMs) {
@@ -99,7 +101,7 @@ struct NotificationHistoryResponder: Sendable {
         let customer = filters.transactionID.flatMap(SimulatedAccountRegistry.parse(transactionID:))?.subscriberKey
         let matching = log.entries { entry in
             let notification = entry.notification
-            guard notification.environment == environment,
+            guard notification.environment == environment, bundleID.map({ $0 == notification.bundleID }) ?? true,
                   notification.signedDateMs >= filters.startMs, notification.signedDateMs < endMs
             else { return false }
             if let type = filters.type, notification.type != type { return false }

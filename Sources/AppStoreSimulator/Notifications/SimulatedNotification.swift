@@ -15,11 +15,13 @@ public struct SimulatedNotification: Sendable, Hashable {
     public var originalTransactionID: Int64?
     /// The compact JWS whose payload is `responseBodyV2DecodedPayload`.
     public var signedPayload: String
+    /// The app it is for (Get Notification History serves each app its own).
+    public var bundleID: String
 
     public init(
         notificationUUID: String, type: SimulatedNotificationType, subtype: SimulatedNotificationSubtype?,
         signedDateMs: Int64, environment: SimulatedEnvironment, subscriberID: Int64?, originalTransactionID: Int64?,
-        signedPayload: String
+        signedPayload: String, bundleID: String = SimulatedProducts.bundleID
     ) {
         self.notificationUUID = notificationUUID
         self.type = type
@@ -29,6 +31,7 @@ public struct SimulatedNotification: Sendable, Hashable {
         self.subscriberID = subscriberID
         self.originalTransactionID = originalTransactionID
         self.signedPayload = signedPayload
+        self.bundleID = bundleID
     }
 
     /// The request body Apple POSTs, `{"signedPayload":"<JWS>"}` (one line of `notifications import`).

@@ -23,18 +23,24 @@ struct TestNotificationResponder: Sendable {
     static let notFound = ServerAPIResponder.error(
         404, 4_040_008, "Either the test notification doesn't exist, or the result isn't available yet.")
 
-    func respond(to route: ServerAPIRoute, nowMs: Int64, variant: SignedDataVariant = .valid) -> SimulatedHTTPResponse {
+    /// The answer for `app` (the app whose bearer token asked): its own `TEST` notifications only.
+    func respond(
+        to route: ServerAPIRoute, app: SimulatedApp, nowMs: Int64, variant: SignedDataVariant = .valid
+    ) -> SimulatedHTTPResponse {
         route.endpoint == .testNotification
-            ? request(environment: route.environment, nowMs: nowMs, variant: variant)
-            : status(token: route.parameter, environment: route.environment)
+            ? request(app: app, environment: route.environment, nowMs: nowMs, variant: variant)
+            : status(token: route.parameter, app: app, environment: route.environment)
     }
 
     /// A trust-failure fault signs the notification with the fault's chain (or bundle id), so a
     /// receiver test can watch its verifier refuse a `TEST` too.
-    private func request(environment: SimulatedEnvironment, nowMs: Int64, variant: SignedDataVariant) -> SimulatedHTTPResponse {
+    private func request(
+        app: SimulatedApp, environment: SimulatedEnvironment, nowMs: Int64, variant: SignedDataVariant
+    ) -> SimulatedHTTPResponse {
         guard let delivery else { return Self.urlNotFound }
         let notification = emitter.emitTest(
-            environment: environment, atMs: nowMs, signing: NotificationSigning(chain: variant.chain, bundleID: variant.bundleID),
+            for: app, environment: environment, atMs: nowMs,
+            signing: NotificationSigning(chain: variant.chain, bundleID: variant.bundleID),
             notificationUUID: NotificationEmitter.randomUUID(), sendAttempt: nil)
         delivery.deliverInBackground(notification)
         var json = JSONByteWriter(capacity: 96)
@@ -44,10 +50,11 @@ struct TestNotificationResponder: Sendable {
         return SimulatedHTTPResponse(httpStatus: 200, headers: ServerAPIResponder.jsonHeaders, body: json.bytes, appleStatus: nil)
     }
 
-    private func status(token text: Substring, environment: SimulatedEnvironment) -> SimulatedHTTPResponse {
+    private func status(token text: Substring, app: SimulatedApp, environment: SimulatedEnvironment) -> SimulatedHTTPResponse {
         guard let token = TestNotificationToken(text: text) else { return Self.invalidToken }
         guard let entry = emitter.log.entry(notificationUUID: token.notificationUUID),
               entry.notification.type == .test, entry.notification.subscriberID == nil,
+              entry.notification.bundleID == app.bundleID,
               entry.notification.environment == environment, entry.notification.signedDateMs == token.requestedMs,
               !entry.sendAttempts.isEmpty
         else { return Self.notFound }

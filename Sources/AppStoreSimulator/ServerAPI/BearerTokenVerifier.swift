@@ -42,9 +42,7 @@ struct BearerTokenVerifier: Sendable {
     /// Every check on a value not seen before (the claims before the costlier signature); its
     /// `exp` if it passes.
     private func check(_ authorization: String, nowMs: Int64, admit: (Token, Int64) -> Int64?) -> Int64? {
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        guard let token = Self.compactToken(in: authorization) else { return nil }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3,
               let headerBytes = Base64URL.decode(segments[0]),
@@ -62,6 +60,22 @@ struct BearerTokenVerifier: Sendable {
         else { return nil }
         let signingInput = Array(token.utf8.prefix(segments[0].utf8.count + 1 + segments[1].utf8.count))
         return key.isValidSignature(signature, for: signingInput) ? exp : nil
+    }
+
+    /// The JWS of `Bearer <JWS>`, nil for another scheme.
+    private static func compactToken(in authorization: String) -> String? {
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The claims of the bearer token in `authorization`, read without any check (to tell which
+    /// app's key must verify it); nil when they are not a base64url JSON object.
+    static func unverifiedClaims(of authorization: String) -> [String: Any]? {
+        guard let token = compactToken(in: authorization) else { return nil }
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, let bytes = Base64URL.decode(segments[1]) else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
     }
 
     /// A few accepted values (a run uses one token; a test a handful), emptied when full. Keyed

@@ -60,7 +60,9 @@ extension ServerAPIBodyRenderer {
         json.field("originalPurchaseDate", number: subscriber.receiptCreatedMs)
         json.field("quantity", number: 1)
         json.field("type", "Consumable")
-        json.field("appAccountToken", ServerAPIIdentifiers.appAccountToken(subscriberID: subscriber.id))
+        if let token = subscriber.appAccountToken {
+            json.field("appAccountToken", token)
+        }
         json.field("inAppOwnershipType", "PURCHASED")
         json.field("signedDate", number: nowMs)
         json.field("environment", (variant.environment ?? environment).rawValue)

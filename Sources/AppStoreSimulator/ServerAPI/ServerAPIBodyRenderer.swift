@@ -236,7 +236,9 @@ struct ServerAPIBodyRenderer {
         json.field("expiresDate", number: transaction.expiresMs)
         json.field("quantity", number: 1)
         json.field("type", "Auto-Renewable Subscription")
-        json.field("appAccountToken", ServerAPIIdentifiers.appAccountToken(subscriberID: subscriber.id))
+        if let token = subscriber.appAccountToken {
+            json.field("appAccountToken", token)
+        }
         json.field("inAppOwnershipType", subscriber.ownership.rawValue)
         json.field("signedDate", number: nowMs)
         if let cancellationMs = transaction.cancellationMs {
@@ -341,8 +343,9 @@ struct ServerAPIBodyRenderer {
 
 /// Values the Server API carries that verifyReceipt does not.
 public enum ServerAPIIdentifiers {
-    /// The `appAccountToken` of every transaction of an account: a version-4-shaped UUID derived
-    /// from the subscriber id, so it is stable across calls (lowercase, like Apple's).
+    /// The default `appAccountToken` of every transaction of an account (see
+    /// `SimulatedSubscriber.appAccountToken`): a version-4-shaped UUID derived from the subscriber
+    /// id, so it is stable across calls (lowercase, like Apple's).
     public static func appAccountToken(subscriberID: Int64) -> String {
         uuid(seed: UInt64(bitPattern: subscriberID) ^ 0xACC0_0A7_70CE)
     }

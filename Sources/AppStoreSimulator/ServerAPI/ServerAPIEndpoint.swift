@@ -17,6 +17,9 @@ public enum ServerAPIEndpoint: String, Sendable, Hashable, CaseIterable {
     case testNotification
     /// Get Test Notification Status: `GET /inApps/v1/notifications/test/{testNotificationToken}`.
     case testNotificationStatus
+    /// Set App Account Token: `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`
+    /// with a JSON `UpdateAppAccountTokenRequest` body.
+    case setAppAccountToken
 
     /// The path before the path parameter, in production (the whole path for the endpoints that
     /// have none: `notificationHistory`, `testNotification`).
@@ -29,7 +32,14 @@ public enum ServerAPIEndpoint: String, Sendable, Hashable, CaseIterable {
         case .orderLookup: "/inApps/v1/lookup/"
         case .testNotification: "/inApps/v1/notifications/test"
         case .testNotificationStatus: "/inApps/v1/notifications/test/"
+        case .setAppAccountToken: "/inApps/v1/transactions/"
         }
+    }
+
+    /// The path after the path parameter (empty for all but `setAppAccountToken`, whose prefix
+    /// is Get Transaction Info's).
+    public var pathSuffix: String {
+        self == .setAppAccountToken ? "/appAccountToken" : ""
     }
 
     /// Whether the path ends in a parameter (a transaction id, an order id, a token).
@@ -39,7 +49,11 @@ public enum ServerAPIEndpoint: String, Sendable, Hashable, CaseIterable {
 
     /// The one method Apple serves it with; any other answers 405.
     var method: String {
-        self == .notificationHistory || self == .testNotification ? "POST" : "GET"
+        switch self {
+        case .notificationHistory, .testNotification: "POST"
+        case .setAppAccountToken: "PUT"
+        case .subscriptionStatuses, .transactionHistory, .transactionInfo, .orderLookup, .testNotificationStatus: "GET"
+        }
     }
 
     /// Apple serves Look Up Order ID in production only: the sandbox has no order ids.
@@ -59,8 +73,8 @@ struct ServerAPIRoute: Sendable, Hashable {
 
     var endpoint: ServerAPIEndpoint
     var environment: SimulatedEnvironment
-    /// The path parameter, unparsed: `{transactionId}`, `{orderId}` or `{testNotificationToken}`
-    /// (empty for the endpoints without one).
+    /// The path parameter, unparsed: `{transactionId}`, `{originalTransactionId}`, `{orderId}` or
+    /// `{testNotificationToken}` (empty for the endpoints without one).
     var parameter: Substring
 
     /// Whether `path` is under `/inApps/` or `/sandbox/inApps/` (Server API rules apply: bearer,
@@ -84,9 +98,12 @@ struct ServerAPIRoute: Sendable, Hashable {
             parameter = ""
             return
         }
-        for endpoint in ServerAPIEndpoint.allCases where endpoint.hasPathParameter && rest.hasPrefix(endpoint.pathPrefix) {
-            let value = rest.dropFirst(endpoint.pathPrefix.utf8.count)
-            guard !value.isEmpty, !value.contains("/"), endpoint.isServed(in: environment) else { return nil }
+        for endpoint in ServerAPIEndpoint.allCases
+        where endpoint.hasPathParameter && rest.hasPrefix(endpoint.pathPrefix) && rest.hasSuffix(endpoint.pathSuffix) {
+            let value = rest.dropFirst(endpoint.pathPrefix.utf8.count).dropLast(endpoint.pathSuffix.utf8.count)
+            // Another endpoint may share the prefix (Get Transaction Info and Set App Account Token).
+            guard !value.isEmpty, !value.contains("/") else { continue }
+            guard endpoint.isServed(in: environment) else { return nil }
             self.endpoint = endpoint
             parameter = value
             return

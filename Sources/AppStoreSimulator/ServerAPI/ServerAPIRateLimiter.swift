@@ -1,8 +1,8 @@
 import AppleSignedData
 import Synchronization
 
-/// `SimulatorOptions.apiRateLimit`: a token bucket over all Server API requests (both endpoints,
-/// both environments) holding one second's worth of requests, refilled continuously. A request
+/// `SimulatedApp.apiRateLimit`: a token bucket over all of one app's Server API requests (every
+/// endpoint, both environments) holding one second's worth of requests, refilled continuously. A request
 /// finding it empty is answered 429 with `Retry-After` at the time a token will be there.
 final class ServerAPIRateLimiter: Sendable {
     private struct Bucket {

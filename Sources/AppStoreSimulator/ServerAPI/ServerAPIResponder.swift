@@ -4,13 +4,17 @@ import Foundation
 /// (a test notification's POST is handed to `NotificationDelivery`, which sends it in the
 /// background); the bearer check, the rate limit and faults are applied around it by the router.
 ///
+/// Every request is answered for one app, the one its bearer token names (see
+/// `ServerAPIAppAccess`): an account of another app is not found, as Apple finds no such
+/// transaction for the app asking.
+///
 /// The endpoints named by a transaction id (Get All Subscription Statuses, Get Transaction
 /// History, Get Transaction Info) check, in order:
 /// 1. the transaction id is not a positive decimal number → 400 `4000006`;
 /// 2. Get All Subscription Statuses: a `status` value that is not 1…5 → 400 `4000031`;
-/// 3. no known account has it, the account belongs to the other environment, or the id does not
-///    exist yet at "now" → 404 `4040010` (so "production first, then the sandbox once" sees the
-///    production 404 for a Sandbox account);
+/// 3. no known account of the app has it, the account belongs to the other environment, or the
+///    id does not exist yet at "now" → 404 `4040010` (so "production first, then the sandbox
+///    once" sees the production 404 for a Sandbox account);
 /// 4. the account's `fixedStatus`: 21003 (`invalidReceipt`: the receipt could not be
 ///    authenticated, i.e. Apple knows no such purchase) → 404 `4040010`, so the worker finds it in
 ///    neither environment and records `invalid`, as it does for 21003; 21010 (`accountGone`) →
@@ -22,42 +26,72 @@ import Foundation
 /// Look Up Order ID answers 200 always: `{"status":0,"signedTransactions":[…]}` for an order of a
 /// production account that exists at "now" (`SimulatedOrderID`), else `{"status":1}`.
 /// Get Notification History goes to `NotificationHistoryResponder`, the test notification
-/// endpoints to `TestNotificationResponder`.
+/// endpoints to `TestNotificationResponder`, Set App Account Token to `setAppAccountToken`.
 struct ServerAPIResponder: Sendable {
     let authority: LazySigningAuthority
     let registry: SimulatedAccountRegistry
-    let bundleID: String
-    let appAppleID: Int64
+    /// The apps served; `respond`'s `app` is a position in it.
+    let apps: SimulatedAppCatalog
     let historyPageSize: Int
     /// A `var` with a default so tests that only need the transaction endpoints can leave it out.
     var notificationHistory = NotificationHistoryResponder(log: SimulatedNotificationLog(), pageSize: 20)
     /// Nil answers Request a Test Notification as for an app without a notification URL.
     var testNotifications: TestNotificationResponder?
 
+    init(
+        authority: LazySigningAuthority, registry: SimulatedAccountRegistry, apps: SimulatedAppCatalog,
+        historyPageSize: Int, notificationHistory: NotificationHistoryResponder? = nil,
+        testNotifications: TestNotificationResponder? = nil
+    ) {
+        self.authority = authority
+        self.registry = registry
+        self.apps = apps
+        self.historyPageSize = historyPageSize
+        if let notificationHistory { self.notificationHistory = notificationHistory }
+        self.testNotifications = testNotifications
+    }
+
+    /// A responder for one app.
+    init(
+        authority: LazySigningAuthority, registry: SimulatedAccountRegistry, bundleID: String, appAppleID: Int64,
+        historyPageSize: Int
+    ) {
+        self.init(
+            authority: authority, registry: registry, apps: SimulatedAppCatalog(bundleID: bundleID, appAppleID: appAppleID),
+            historyPageSize: historyPageSize)
+    }
+
     static let jsonHeaders = ["Content-Type": "application/json"]
 
-    /// The account a route names, when it names one that exists in its environment (used for
-    /// fault plans before answering, and by `respond`).
-    func account(for route: ServerAPIRoute) -> (SimulatedSubscriber, SimulatedAccountRegistry.Reference)? {
+    /// The account of app `app` a route names, when it names one (used for fault plans before
+    /// answering, and by `respond`).
+    func account(for route: ServerAPIRoute, app: Int = 0) -> (SimulatedSubscriber, SimulatedAccountRegistry.Reference)? {
         let id = switch route.endpoint {
-        case .subscriptionStatuses, .transactionHistory, .transactionInfo: Self.transactionID(route.parameter)
+        case .subscriptionStatuses, .transactionHistory, .transactionInfo, .setAppAccountToken:
+            Self.transactionID(route.parameter)
         case .orderLookup: SimulatedOrderID.transactionID(orderID: route.parameter)
         case .notificationHistory, .testNotification, .testNotificationStatus: Int64?.none
         }
-        return id.flatMap(registry.lookUp(transactionID:))
+        guard let found = id.flatMap(registry.lookUp(transactionID:)), apps.index(of: found.0) == app else { return nil }
+        return found
     }
 
+    /// The answer to `route` for app `app` (a position in `apps`).
     func respond(
-        to route: ServerAPIRoute, query: Substring?, body: [UInt8] = [], nowMs: Int64,
+        to route: ServerAPIRoute, app: Int = 0, query: Substring?, body: [UInt8] = [], nowMs: Int64,
         variant: SignedDataVariant = .valid
     ) -> SimulatedHTTPResponse {
         switch route.endpoint {
         case .notificationHistory:
-            return notificationHistory.respond(body: body, query: query, environment: route.environment, nowMs: nowMs)
+            return notificationHistory.respond(
+                body: body, query: query, environment: route.environment, bundleID: apps.apps[app].bundleID, nowMs: nowMs)
         case .testNotification, .testNotificationStatus:
-            return testNotifications?.respond(to: route, nowMs: nowMs, variant: variant) ?? TestNotificationResponder.urlNotFound
+            return testNotifications?.respond(to: route, app: apps.apps[app], nowMs: nowMs, variant: variant)
+                ?? TestNotificationResponder.urlNotFound
         case .orderLookup:
-            return lookUpOrder(route, nowMs: nowMs, variant: variant)
+            return lookUpOrder(route, app: app, nowMs: nowMs, variant: variant)
+        case .setAppAccountToken:
+            return setAppAccountToken(route, app: app, body: body, nowMs: nowMs)
         case .subscriptionStatuses, .transactionHistory, .transactionInfo:
             break
         }
@@ -71,22 +105,12 @@ struct ServerAPIResponder: Sendable {
             }
             statuses = filter.isEmpty ? nil : filter
         }
-        guard let (subscriber, reference) = account(for: route),
-              subscriber.environment == route.environment,
-              Self.exists(reference, in: subscriber, nowMs: nowMs)
-        else {
-            return Self.transactionNotFound
+        let subscriber: SimulatedSubscriber, reference: SimulatedAccountRegistry.Reference
+        switch liveAccount(for: route, app: app, nowMs: nowMs, notFound: Self.transactionNotFound) {
+        case .found(let account, let position): (subscriber, reference) = (account, position)
+        case .refused(let refusal): return refusal
         }
-        if let fixedStatus = subscriber.fixedStatus, fixedStatus != 0 {
-            switch fixedStatus {
-            case 21010: return Self.error(404, 4_040_001, "Account not found.")
-            case 21100...21199: return Self.error(500, 5_000_001, "An unknown error occurred. Please try again.")
-            default: return Self.transactionNotFound
-            }
-        }
-        let renderer = ServerAPIBodyRenderer(
-            subscriber: subscriber, environment: route.environment, nowMs: nowMs, bundleID: bundleID,
-            appAppleID: appAppleID, authority: authority.value, variant: variant)
+        let renderer = renderer(subscriber, app: app, environment: route.environment, nowMs: nowMs, variant: variant)
         switch route.endpoint {
         case .subscriptionStatuses:
             return Self.ok(renderer.statusesBody(statuses: statuses))
@@ -102,25 +126,62 @@ struct ServerAPIResponder: Sendable {
         case .transactionInfo:
             guard let signed = renderer.signedTransaction(at: reference) else { return Self.transactionNotFound }
             return Self.ok(ServerAPIBodyRenderer.transactionInfoBody(signed))
-        case .notificationHistory, .testNotification, .testNotificationStatus, .orderLookup:
+        case .notificationHistory, .testNotification, .testNotificationStatus, .orderLookup, .setAppAccountToken:
             preconditionFailure("answered before any transaction id lookup")
+        }
+    }
+
+    /// The renderer of `subscriber`'s answers for app `app` (whose bundle id and Apple id they carry).
+    private func renderer(
+        _ subscriber: SimulatedSubscriber, app: Int, environment: SimulatedEnvironment, nowMs: Int64,
+        variant: SignedDataVariant
+    ) -> ServerAPIBodyRenderer {
+        ServerAPIBodyRenderer(
+            subscriber: subscriber, environment: environment, nowMs: nowMs, bundleID: apps.apps[app].bundleID,
+            appAppleID: apps.apps[app].appAppleID, authority: authority.value, variant: variant)
+    }
+
+    /// An account found for a request, or the answer refusing it.
+    enum AccountLookup {
+        case found(SimulatedSubscriber, SimulatedAccountRegistry.Reference)
+        case refused(SimulatedHTTPResponse)
+    }
+
+    /// The account of app `app` that `route`'s transaction id names, and where in it, when it
+    /// is in the route's environment and the transaction exists at `nowMs` (else `notFound`), and
+    /// Apple has not lost it (its `fixedStatus`: 21010 → 404 `4040001` AccountNotFound,
+    /// 21100–21199 → 500 `5000001`, others → `notFound`).
+    func liveAccount(
+        for route: ServerAPIRoute, app: Int, nowMs: Int64, notFound: SimulatedHTTPResponse
+    ) -> AccountLookup {
+        guard let (subscriber, reference) = account(for: route, app: app),
+              subscriber.environment == route.environment,
+              Self.exists(reference, in: subscriber, nowMs: nowMs)
+        else {
+            return .refused(notFound)
+        }
+        switch subscriber.fixedStatus ?? 0 {
+        case 0: return .found(subscriber, reference)
+        case 21010: return .refused(Self.error(404, 4_040_001, "Account not found."))
+        case 21100...21199: return .refused(Self.error(500, 5_000_001, "An unknown error occurred. Please try again."))
+        default: return .refused(notFound)
         }
     }
 
     /// Look Up Order ID (routed in production only). Apple's answer for an order id it does not
     /// know is 200 `{"status":1}`, whatever the reason: malformed, another app's, or an account
     /// Apple lost (`fixedStatus`).
-    private func lookUpOrder(_ route: ServerAPIRoute, nowMs: Int64, variant: SignedDataVariant) -> SimulatedHTTPResponse {
-        guard let (subscriber, reference) = account(for: route),
+    private func lookUpOrder(
+        _ route: ServerAPIRoute, app: Int, nowMs: Int64, variant: SignedDataVariant
+    ) -> SimulatedHTTPResponse {
+        guard let (subscriber, reference) = account(for: route, app: app),
               subscriber.environment == route.environment,
               subscriber.fixedStatus == nil || subscriber.fixedStatus == 0,
               Self.exists(reference, in: subscriber, nowMs: nowMs)
         else {
             return Self.ok(ServerAPIBodyRenderer.orderLookupBody([]))
         }
-        let renderer = ServerAPIBodyRenderer(
-            subscriber: subscriber, environment: route.environment, nowMs: nowMs, bundleID: bundleID,
-            appAppleID: appAppleID, authority: authority.value, variant: variant)
+        let renderer = renderer(subscriber, app: app, environment: route.environment, nowMs: nowMs, variant: variant)
         return Self.ok(ServerAPIBodyRenderer.orderLookupBody(renderer.signedTransaction(at: reference).map { [$0] } ?? []))
     }
 
