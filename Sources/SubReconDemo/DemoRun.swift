@@ -40,6 +40,20 @@ public struct DemoRun: Sendable {
         /// Apple's sales reports fetched from the simulator and matched with the ledger, a few
         /// lines ending with the lost order only Apple's report shows (server-api); nil otherwise.
         public var appleParity: String?
+        /// The two apps of the run, a line each: their receipts and subscriptions by status.
+        public var apps: [String] = []
+    }
+
+    /// The second app of the demo's deployment, with its own shared secret, key and accounts.
+    static let secondApp = "com.example.subrecon.cooking"
+
+    /// The second app's accounts: a few scenarios, bought in that app.
+    static func secondAppSubscribers(nowMs: Int64) -> [(user: String, scenario: SimulatedScenario, subscriber: SimulatedSubscriber)] {
+        [SimulatedScenario.active, .trialActive, .expired, .billingRetry].enumerated().map { index, scenario in
+            var subscriber = scenario.subscriber(id: Int64(3_000 + index), nowMs: nowMs)
+            subscriber.bundleID = secondApp
+            return ("cooking-\(String(format: "%02d", index + 1))-\(scenario.rawValue)", scenario, subscriber)
+        }
     }
 
     /// The account Apple refunds a minute after the nightly run: the run sees it active, and the
@@ -59,9 +73,18 @@ public struct DemoRun: Sendable {
         let secret = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         // Likewise a throwaway In-App Purchase key: the simulator accepts only JWTs it signed.
         let apiKey = P256.Signing.PrivateKey()
+        // The second app has its own secret and key: each app is asked with its own.
+        let secondSecret = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let secondKey = P256.Signing.PrivateKey()
         // And a throwaway team key for App Store Connect's sales reports.
         let teamKey = P256.Signing.PrivateKey()
         var options = SimulatorOptions(sharedSecret: secret, apiPublicKey: apiKey.publicKey)
+        options.apps = [
+            SimulatedApp(bundleID: SimulatedProducts.bundleID, sharedSecret: secret, apiPublicKey: apiKey.publicKey),
+            SimulatedApp(
+                bundleID: Self.secondApp, appAppleID: SimulatorOptions.defaultAppAppleID + 1, sharedSecret: secondSecret,
+                apiPublicKey: secondKey.publicKey),
+        ]
         options.salesReports.ascPublicKey = teamKey.publicKey
         let simulator = AppStoreSimulator(options: options)
         _ = try await simulator.start()
@@ -73,6 +96,10 @@ public struct DemoRun: Sendable {
         simulator.register(Self.sampleSubscribers(nowMs: nowMs).map(\.subscriber))
         let importPath = folder + "/receipts.csv"
         var csv = Self.sampleReceiptsCSV(nowMs: nowMs)
+        for (user, scenario, subscriber) in Self.secondAppSubscribers(nowMs: nowMs) {
+            simulator.register(subscriber)
+            csv += "\(user),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID ?? ""),,\(Self.secondApp)\n"
+        }
         if appleAPI == .serverAPI {
             // Accounts with a year of billed periods in several currencies: only signed data carries
             // prices, so they show the ledger in server-api mode.
@@ -80,41 +107,50 @@ public struct DemoRun: Sendable {
             simulator.register(ledger.map(\.subscriber))
             for (scenario, subscriber) in ledger {
                 let environment = scenario.environment == .sandbox ? "Sandbox" : ""
-                csv += "ledger-\(scenario.rawValue),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID),\(environment)\n"
+                csv += "ledger-\(scenario.rawValue),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID),\(environment),\(SimulatedProducts.bundleID)\n"
             }
             // Apple knows every one of these; the app uploaded all but one: the purchase bought three
             // days ago whose receipt never reached the server, and whose notification was lost too.
             for (scenario, subscriber) in SimulatedSalesScenario.subscribers(firstID: 2_100, nowMs: nowMs) {
                 simulator.register(subscriber)
                 guard scenario != .unreportedPurchase else { continue }
-                csv += "sales-\(scenario.rawValue),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID),\n"
+                csv += "sales-\(scenario.rawValue),\(SimulatedReceipt.encode(subscriber)),\(scenario.expectedProductID),,\(SimulatedProducts.bundleID)\n"
             }
         }
         if deliver != nil {
             let refunded = Self.refundSubscriber(nowMs: nowMs)
             simulator.register(refunded)
-            csv += "\(Self.refundUser),\(SimulatedReceipt.encode(refunded)),\(SimulatedProducts.proMonthly),\n"
+            csv += "\(Self.refundUser),\(SimulatedReceipt.encode(refunded)),\(SimulatedProducts.proMonthly),,\(SimulatedProducts.bundleID)\n"
         }
         try csv.write(toFile: importPath, atomically: true, encoding: .utf8)
 
         let databasePath = folder + "/subrecon.sqlite"
         let database = try AppDatabase.open(path: databasePath)
-        _ = try await ReceiptImporter(store: database).importFile(path: importPath, format: .csv, nowMs: nowMs)
+        let apps = [SimulatedProducts.bundleID, Self.secondApp]
+        _ = try await ReceiptImporter(store: database, apps: apps).importFile(path: importPath, format: .csv, nowMs: nowMs)
 
-        var serverAPI: ServerAPISettings?
-        if appleAPI == .serverAPI {
-            serverAPI = ServerAPISettings(
-                key: AppStoreAPIKey(privateKey: apiKey, keyID: "DEMOKEY001", issuerID: UUID().uuidString.lowercased(),
-                                    bundleID: SimulatedProducts.bundleID),
+        func serverAPI(_ key: P256.Signing.PrivateKey, bundleID: String) throws -> ServerAPISettings? {
+            guard appleAPI == .serverAPI else { return nil }
+            return ServerAPISettings(
+                key: AppStoreAPIKey(privateKey: key, keyID: "DEMOKEY001", issuerID: UUID().uuidString.lowercased(), bundleID: bundleID),
                 endpoints: ServerAPIEndpoints(
                     production: simulator.serverAPIProductionBaseURL, sandbox: simulator.serverAPISandboxBaseURL),
                 verifier: try SignedDataVerifier(rootPEM: simulator.rootCertificatePEM))
         }
+        // Two apps in one deployment, as an apps file describes them: each its own credentials.
         let settings = Settings(
-            databasePath: databasePath, sharedSecret: SharedSecret(secret),
+            databasePath: databasePath, sharedSecret: nil,
             endpoints: VerifyReceiptEndpoints(production: simulator.productionURL, sandbox: simulator.sandboxURL),
-            concurrency: 8, products: Set(SimulatedProducts.subscriptionProductIDs), requestTimeout: .seconds(10),
-            caFile: nil, warnings: [], appleAPI: appleAPI, serverAPI: serverAPI)
+            concurrency: 8, products: [], requestTimeout: .seconds(10), caFile: nil, warnings: [],
+            apps: [
+                AppSettings(
+                    bundleID: SimulatedProducts.bundleID, appleAPI: appleAPI, sharedSecret: SharedSecret(secret),
+                    serverAPI: try serverAPI(apiKey, bundleID: SimulatedProducts.bundleID),
+                    products: Set(SimulatedProducts.subscriptionProductIDs)),
+                AppSettings(
+                    bundleID: Self.secondApp, appleAPI: appleAPI, sharedSecret: SharedSecret(secondSecret),
+                    serverAPI: try serverAPI(secondKey, bundleID: Self.secondApp), products: []),
+            ])
         let job = LiveWiring(
             settings: settings, store: database, clock: { LiveWiring.wallClockMs() }, logger: logger)
         let summary = try await job.run(ReconciliationRun.Options(kind: .nightly, selection: .due))
@@ -148,6 +184,7 @@ public struct DemoRun: Sendable {
         var report = Data()
         let exporter = ReportExporter(store: database)
         try await exporter.export(.subscriptions) { report.append($0) }
+        let appLines = try await Self.appLines(database, apps: apps)
         let reportNow = LiveWiring.wallClockMs()
         let dashboardPath = folder + "/dashboard.html"
         try await AtomicFile.write(to: dashboardPath) { handle in
@@ -162,7 +199,28 @@ public struct DemoRun: Sendable {
             """
         return Result(
             databasePath: databasePath, summary: summary, subscriptionsCSV: String(decoding: report, as: UTF8.self),
-            notification: notification, revenueSummary: revenue, dashboardPath: dashboardPath, appleParity: appleParity)
+            notification: notification, revenueSummary: revenue, dashboardPath: dashboardPath, appleParity: appleParity,
+            apps: appLines)
+    }
+
+    /// Per app: its receipts and its subscriptions by status, from the subscriptions report.
+    static func appLines(_ database: AppDatabase, apps: [String]) async throws -> [String] {
+        var report = Data()
+        var options = ReportOptions()
+        var lines: [String] = []
+        for app in apps {
+            report.removeAll()
+            options.apps = [app]
+            try await ReportExporter(store: database).export(.subscriptions, options: options) { report.append($0) }
+            let rows = String(decoding: report, as: UTF8.self).split(separator: "\n").dropFirst()
+            var statuses: [String: Int] = [:]
+            for row in rows { statuses[String(row.split(separator: ",", omittingEmptySubsequences: false)[3]), default: 0] += 1 }
+            let receipts = try await database.countReceipts(.all, app: .app(app), nowMs: 0)
+            lines.append(
+                "\(app): \(receipts) receipts, \(rows.count) subscriptions ("
+                    + statuses.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
+        }
+        return lines
     }
 
     /// `apple-reports fetch` of the last seven Pacific days from the simulator, then `report
@@ -194,13 +252,15 @@ public struct DemoRun: Sendable {
 
     /// One user per simulator scenario (so every status appears), as an app server would export them.
     public static func sampleReceiptsCSV(nowMs: Int64) -> String {
-        var lines = ["user_id,receipt_data,product_id,environment"]
+        var lines = ["user_id,receipt_data,product_id,environment,bundle_id"]
         for (index, sample) in sampleSubscribers(nowMs: nowMs).enumerated() {
             let scenario = sample.scenario
             let user = "demo-\(String(format: "%02d", index + 1))-\(scenario.rawValue)"
             let environment = scenario.environment == .sandbox ? "Sandbox" : ""
             // Half the receipts arrive without an environment hint, to show 21007 routing too.
-            lines.append("\(user),\(SimulatedReceipt.encode(sample.subscriber)),\(scenario.expectedProductID ?? ""),\(index % 2 == 0 ? "" : environment)")
+            lines.append(
+                "\(user),\(SimulatedReceipt.encode(sample.subscriber)),\(scenario.expectedProductID ?? ""),"
+                    + "\(index % 2 == 0 ? "" : environment),\(SimulatedProducts.bundleID)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

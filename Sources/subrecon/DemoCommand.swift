@@ -43,8 +43,10 @@ struct DemoCommand: AsyncParsableCommand {
         let result = try await DemoRun(logger: logger, appleAPI: api, deliver: Self.throughTheReceiver(logger: logger)).run()
         Console.out("""
             subrecon demo: imported one sample receipt per scenario into \(result.databasePath)
-            and ran the nightly job against the built-in App Store simulator (\(api.rawValue)).
+            and ran the nightly job against the built-in App Store simulator (\(api.rawValue)),
+            for two apps in one deployment, each asked with its own credentials:
             \(result.summary.line)
+            \(result.apps.map { "  " + $0 }.joined(separator: "\n"))
             \(result.notification ?? "")
 
             report subscriptions:

@@ -168,6 +168,12 @@ import Testing
         // A refund Apple made after the run arrives through the receiver and changes the subscription.
         #expect(result.stdout.contains("for demo-18-refund-notification: active -> refunded (the receiver answered 200)"))
         #expect(result.stdout.contains("\ndemo-18-refund-notification,100000018000000000,com.example.pro.monthly,refunded,false,"))
+        // Two apps in one deployment, each asked with its own secret: every account's row names its app.
+        #expect(result.stdout.contains("  com.example.subrecon.cooking: 4 receipts, 4 subscriptions (2 active, 1 billing_retry, 1 expired)"))
+        let rows = result.stdout.split(separator: "\n")
+        #expect(rows.filter { $0.hasPrefix("cooking-") }.allSatisfy { $0.hasSuffix(",com.example.subrecon.cooking") })
+        #expect(rows.filter { $0.hasPrefix("demo-") }.allSatisfy { $0.hasSuffix(",com.example.subrecon") })
+        #expect(rows.filter { $0.hasPrefix("cooking-") }.count == 4)
     }
 
     @Test func theServerAPIDemoShowsTheSameStatesAndTheSameNotification() async throws {
