@@ -16,7 +16,8 @@ fi
 command -v swift >/dev/null 2>&1 || { echo "setup: Swift 6 is not installed (expected on PATH or in /opt/swift)" >&2; exit 1; }
 
 # The demo, the tests and the benchmark's smoke share one debug build in .build, made without debug
-# information: the scripts never run a debugger, and leaving it out shortens the first build
-# (docs/performance.md, "Building the package"). Every script passes the same flags, so none
-# rebuilds what another built. A plain `swift build` (with debug information) compiles everything again.
-debug_build_flags=(-debug-info-format none)
+# information and without the editors' index: the scripts never run a debugger or an editor, and
+# leaving both out shortens the first build (docs/performance.md, "Building the package"). Every
+# script passes the same flags, so none rebuilds what another built. A plain `swift build` (with
+# both) compiles everything again.
+debug_build_flags=(-debug-info-format none --disable-index-store)

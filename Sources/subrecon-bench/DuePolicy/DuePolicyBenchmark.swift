@@ -256,10 +256,7 @@ struct DuePolicyBenchmark {
             var gaps: [Int64] = []
             var previous: (receipt: Int64, at: Int64, active: Bool)?
             let rows = try Row.fetchCursor(
-                db, sql: """
-                    SELECT receipt_id, recorded_at, new_status = 'active' FROM run_items
-                    WHERE outcome <> 'failed' ORDER BY receipt_id, recorded_at
-                    """)
+                db, sql: BenchmarkSQL.checksInOrder)
             func close(_ last: (receipt: Int64, at: Int64, active: Bool)?, next: Int64) {
                 if let last, last.active { gaps.append(next - last.at) }
             }
@@ -282,7 +279,7 @@ struct DuePolicyBenchmark {
         try database.writer.read { db in
             var result: [LagTracker.Key: LagTracker.State] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT user_id, original_transaction_id, status, expires_date_ms, product_id FROM subscriptions")
+                db, sql: BenchmarkSQL.subscriptionStates)
             while let row = try rows.next() {
                 result[LagTracker.Key(userID: row[0], originalTransactionID: row[1])] = LagTracker.State(
                     status: row[2], expiresDateMs: row[3], productID: row[4])
@@ -294,7 +291,7 @@ struct DuePolicyBenchmark {
     static func verificationsPerUser(_ database: AppDatabase) throws -> [String: Int] {
         try database.writer.read { db in
             var result: [String: Int] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT user_id, COUNT(*) FROM run_items GROUP BY user_id")
+            let rows = try Row.fetchCursor(db, sql: BenchmarkSQL.verificationsPerUser)
             while let row = try rows.next() { result[row[0]] = row[1] }
             return result
         }

@@ -47,28 +47,17 @@ struct LedgerPopulation {
             periods += rows.count
             try database.writer.write { db in
                 let insert = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO renewals (user_id, period_key, transaction_id, original_transaction_id,
-                            web_order_line_item_id, product_id, purchase_date_ms, expires_date_ms, cancellation_date_ms,
-                            is_trial_period, is_in_intro_offer_period, first_seen_at, price_milliunits, currency, storefront,
-                            offer_type, offer_discount_type, offer_period, transaction_reason, ownership_type, environment,
-                            revocation_type, revocation_percentage, refund_milliunits, is_upgraded, ledger_signed_date)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'Production', ?, ?, ?, 0, ?)
-                        """)
+                    sql: BenchmarkSQL.insertLedgerPeriod)
                 for row in rows { try insert.execute(arguments: StatementArguments(row)) }
                 let subscription = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO subscriptions (user_id, original_transaction_id, product_id, status, expires_date_ms,
-                            auto_renew_status, ownership_type, environment, last_verified_at, first_seen_at, updated_at)
-                        VALUES (?, ?, ?, ?, ?, 1, ?, 'Production', ?, ?, ?)
-                        """)
+                    sql: BenchmarkSQL.insertLedgerSubscription)
                 for row in subscriptionRows { try subscription.execute(arguments: StatementArguments(row)) }
             }
             first = last
         }
         try database.writer.writeWithoutTransaction { db in
-            try db.execute(sql: "ANALYZE")
-            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            try db.execute(sql: BenchmarkSQL.analyze)
+            try db.execute(sql: BenchmarkSQL.checkpoint)
         }
         return Result(subscriptions: subscriptions, periods: periods, seconds: watch.seconds)
     }

@@ -86,14 +86,7 @@ struct LedgerSalesReports {
         try queue.read { db in
             let rows = try Row.fetchCursor(
                 db,
-                sql: """
-                    SELECT product_id, purchase_date_ms, cancellation_date_ms, price_milliunits, currency, storefront,
-                        revocation_type, refund_milliunits, transaction_reason, original_transaction_id
-                    FROM renewals
-                    WHERE COALESCE(environment, 'Production') IN ('Production', '')
-                      AND COALESCE(ownership_type, 'PURCHASED') IN ('PURCHASED', '')
-                      AND currency IS NOT NULL AND currency <> ''
-                    """)
+                sql: BenchmarkSQL.ledgerSalesRows)
             while let row = try rows.next() {
                 let sku: String = row[0]
                 let currency: String = row[4]

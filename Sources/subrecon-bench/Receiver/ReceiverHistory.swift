@@ -18,23 +18,12 @@ enum ReceiverHistory {
     static func insert(count: Int, into store: DatabaseLocation, nowMs: Int64) async throws {
         guard count > 0 else { return }
         // One every 10 s of the days before, so `received_at` ranges over the past as in production.
-        let select = """
-            SELECT '\(uuidPrefix)' || g, 'DID_RENEW', 'Sandbox', \(nowMs) - g * 10000, 'applied', 'backfill',
-                \(nowMs) - g * 10000, \(nowMs) - g * 10000, 1
-            """
-        let columns = """
-            notification_uuid, notification_type, environment, signed_date, outcome, source, received_at,
-            last_received_at, deliveries
-            """
         switch store {
         case .sqlite(let path):
             let queue = try DatabaseQueue(path: path)
             try await queue.write { db in
                 try db.execute(
-                    sql: """
-                        WITH RECURSIVE n(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM n WHERE g < \(count))
-                        INSERT INTO notifications (\(columns)) \(select) FROM n
-                        """)
+                    sql: BenchmarkSQL.notificationHistory(count: count, nowMs: nowMs, prefix: uuidPrefix, postgres: false))
             }
             try queue.close()
         case .postgres(let location):
@@ -44,8 +33,8 @@ enum ReceiverHistory {
                 defer { group.cancelAll() }
                 try await client.query(
                     PostgresQuery(
-                        unsafeSQL: "INSERT INTO notifications (\(columns)) \(select) FROM generate_series(1, \(count)) AS g"))
-                try await client.query("ANALYZE")
+                        unsafeSQL: BenchmarkSQL.notificationHistory(count: count, nowMs: nowMs, prefix: uuidPrefix, postgres: true)))
+                try await client.query(PostgresQuery(unsafeSQL: BenchmarkSQL.analyze))
             }
         }
     }

@@ -162,10 +162,7 @@ struct ReceiverWorkload {
             let recorded = try await opened.withReadSnapshot { db in
                 var recorded = Recorded()
                 try await db.forEachRow(
-                    """
-                    SELECT outcome, COUNT(*) AS n, CAST(SUM(deliveries) AS BIGINT) AS deliveries
-                    FROM notifications WHERE source = 'receiver' GROUP BY outcome
-                    """, []
+                    BenchmarkSQL.receiverOutcomes, []
                 ) { row in
                     recorded.outcomes[try row.text("outcome") ?? "?"] = Int(try row.integer("n") ?? 0)
                     recorded.deliveries += Int(try row.integer("deliveries") ?? 0)

@@ -1,6 +1,7 @@
 import AppStoreSimulator
 import Foundation
 import GRDB
+import SubReconStore
 
 /// One App Store Server API measurement (`SUBRECON_APPLE_API=server-api`): N generated receipts,
 /// `subrecon simulator` (its own process, with an In-App Purchase key, its root CA written out, the
@@ -163,23 +164,12 @@ struct ServerAPIBenchmark {
     private static func recorded(databasePath: String, firstRun: Bool, pageSize: Int) throws -> (Outcomes, ExpectedCalls) {
         let queue = try DatabaseQueue(path: databasePath)
         return try queue.read { db in
-            guard let runID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM runs") else {
+            guard let runID = try Int64.fetchOne(db, sql: BenchmarkSQL.latestRun) else {
                 return (Outcomes(), ExpectedCalls())
             }
             let row = try Row.fetchOne(
                 db,
-                sql: """
-                    SELECT COUNT(*) AS items,
-                        COALESCE(SUM(outcome = 'updated'), 0) AS updated,
-                        COALESCE(SUM(outcome = 'unchanged'), 0) AS unchanged,
-                        COALESCE(SUM(outcome = 'invalid'), 0) AS invalid,
-                        COALESCE(SUM(outcome = 'account_gone'), 0) AS account_gone,
-                        COALESCE(SUM(outcome = 'failed'), 0) AS failed,
-                        COALESCE(SUM(outcome = 'invalid' AND apple_status IS NULL), 0) AS unasked,
-                        COALESCE(SUM(environment = 'Sandbox' AND outcome <> 'failed'), 0) AS sandbox,
-                        COALESCE(SUM(outcome = 'invalid' AND apple_status = 4040010), 0) AS not_found
-                    FROM run_items WHERE run_id = ?
-                    """,
+                sql: BenchmarkSQL.runOutcomes,
                 arguments: [runID])
             var outcomes = Outcomes()
             outcomes.items = row?["items"] ?? 0
@@ -188,13 +178,13 @@ struct ServerAPIBenchmark {
             outcomes.invalid = row?["invalid"] ?? 0
             outcomes.accountGone = row?["account_gone"] ?? 0
             outcomes.failed = row?["failed"] ?? 0
-            outcomes.subscriptions = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM subscriptions") ?? 0
+            outcomes.subscriptions = try Int.fetchOne(db, sql: BenchmarkSQL.subscriptionCount) ?? 0
             var expected = ExpectedCalls()
             expected.statuses = outcomes.items - (row?["unasked"] ?? 0)
             expected.sandboxReasks = firstRun ? (row?["sandbox"] ?? 0) : 0
             expected.notFoundReasks = row?["not_found"] ?? 0
             let periods = try Int.fetchAll(
-                db, sql: "SELECT COUNT(*) FROM renewals WHERE first_seen_run_id = ? GROUP BY user_id", arguments: [runID])
+                db, sql: BenchmarkSQL.periodsPerUserOfRun, arguments: [runID])
             expected.historyPages = periods.reduce(0) { $0 + ($1 + pageSize - 1) / pageSize }
             return (outcomes, expected)
         }

@@ -45,7 +45,7 @@ struct BenchPostgres: Sendable {
     /// A new, empty database on the server (`subrecon_bench_` and a random suffix).
     func createDatabase() async throws -> PostgresLocation {
         let name = "subrecon_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
-        try await execute("CREATE DATABASE \(name)")
+        try await execute(BenchmarkSQL.createDatabase(name))
         return PostgresLocation(
             host: admin.host, port: admin.port, user: admin.user, password: admin.password, database: name,
             tls: admin.tls)
@@ -53,7 +53,7 @@ struct BenchPostgres: Sendable {
 
     /// Drops a database `createDatabase` made (its connections closed first).
     func dropDatabase(_ location: PostgresLocation) async throws {
-        try await execute("DROP DATABASE IF EXISTS \(location.database) WITH (FORCE)")
+        try await execute(BenchmarkSQL.dropDatabase(location.database))
     }
 
     /// `location`'s URL without its password (which goes in a file, as for any worker).
@@ -81,7 +81,7 @@ struct BenchPostgres: Sendable {
     /// `VACUUM ANALYZE` in `location`, as autovacuum keeps a production database: fresh statistics
     /// and a visibility map (an index-only scan needs it), which a database just filled has not.
     func vacuumAnalyze(_ location: PostgresLocation) async throws {
-        try await execute("VACUUM ANALYZE", on: location)
+        try await execute(BenchmarkSQL.vacuumAnalyze, on: location)
     }
 
     private func execute(_ sql: String, on location: PostgresLocation? = nil) async throws {

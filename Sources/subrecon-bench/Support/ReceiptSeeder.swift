@@ -31,17 +31,14 @@ struct ReceiptSeeder {
             let rows = makeRows(Int64(start)..<Int64(min(count, start + batchSize)))
             try database.writer.write { db in
                 let insert = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at)
-                        VALUES (?, ?, ?, NULL, ?, 0)
-                        """)
+                    sql: BenchmarkSQL.seedReceipt)
                 for row in rows {
                     try insert.execute(arguments: [row.userID, row.receiptData, row.productID, nowMs])
                 }
             }
             start += rows.count
         }
-        try database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try database.writer.writeWithoutTransaction { db in try db.execute(sql: BenchmarkSQL.checkpoint) }
         return Result(receipts: count, seconds: watch.seconds, databaseBytes: Self.fileSize(path))
     }
 

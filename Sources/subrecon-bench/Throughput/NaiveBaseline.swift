@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SubReconHTTP
+import SubReconStore
 
 /// The usual hand-written nightly PHP job, for comparison: every receipt, every night, one at a
 /// time; a new HTTP connection per request (`curl_init` per call: here a fresh one-connection
@@ -26,14 +27,10 @@ struct NaiveBaseline {
     static func makeDatabase(path: String, rows: [ReceiptRow]) throws {
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE receipts (
-                    id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, receipt_data TEXT NOT NULL,
-                    status TEXT, expires_date_ms INTEGER, last_status INTEGER, last_verified_at INTEGER)
-                """)
+            try db.execute(sql: BenchmarkSQL.naiveTable)
             for row in rows {
                 try db.execute(
-                    sql: "INSERT INTO receipts (user_id, receipt_data) VALUES (?, ?)",
+                    sql: BenchmarkSQL.naiveInsert,
                     arguments: [row.userID, row.receiptData])
             }
         }
@@ -42,7 +39,7 @@ struct NaiveBaseline {
     func run(databasePath: String) async throws -> Result {
         let queue = try DatabaseQueue(path: databasePath)
         let receipts = try await queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, receipt_data FROM receipts ORDER BY id")
+            try Row.fetchAll(db, sql: BenchmarkSQL.naiveReceipts)
                 .map { (id: $0["id"] as Int64, data: $0["receipt_data"] as String) }
         }
         let cpuBefore = ChildProcess.ownCPUSeconds()
@@ -83,10 +80,7 @@ struct NaiveBaseline {
             ]
             try await queue.writeWithoutTransaction { db in
                 try db.execute(
-                    sql: """
-                        UPDATE receipts SET receipt_data = COALESCE(?, receipt_data), status = ?, expires_date_ms = ?,
-                            last_status = ?, last_verified_at = ? WHERE id = ?
-                        """,
+                    sql: BenchmarkSQL.naiveUpdate,
                     arguments: arguments)
             }
         }

@@ -1,6 +1,7 @@
 import AppStoreSimulator
 import Foundation
 import GRDB
+import SubReconStore
 
 /// One throughput measurement: N generated receipts, `subrecon simulator` (its own process, with
 /// the given latency) and `subrecon run --all` (its own process) against it; then, against the same
@@ -127,11 +128,7 @@ struct ThroughputBenchmark {
         return try queue.read { db in
             let row = try Row.fetchOne(
                 db,
-                sql: """
-                    SELECT COUNT(*) AS items, COALESCE(SUM(environment = 'Sandbox'), 0) AS sandbox,
-                        COALESCE(SUM(outcome = 'failed'), 0) AS failed
-                    FROM run_items
-                    """)
+                sql: BenchmarkSQL.runItemCalls)
             return (row?["items"] ?? 0, row?["sandbox"] ?? 0, row?["failed"] ?? 0)
         }
     }

@@ -178,10 +178,7 @@ struct WorkersBenchmark {
             try await store.withReadSnapshot { db in
                 var recorded = Recorded()
                 try await db.forEachRow(
-                    """
-                    SELECT pid, started_at, finished_at, (SELECT COUNT(*) FROM run_items WHERE run_id = runs.id) AS items
-                    FROM runs ORDER BY id
-                    """, []
+                    BenchmarkSQL.workerRuns, []
                 ) { row in
                     guard let pid = try row.integer("pid"), let started = try row.integer("started_at") else { return }
                     recorded.runs[pid] = Run(
@@ -189,11 +186,7 @@ struct WorkersBenchmark {
                         items: Int(try row.integer("items") ?? 0))
                 }
                 try await db.forEachRow(
-                    """
-                    SELECT COUNT(*) AS receipts, CAST(COALESCE(SUM(items), 0) AS BIGINT) AS items,
-                        CAST(COALESCE(SUM(CASE WHEN items > 1 THEN 1 ELSE 0 END), 0) AS BIGINT) AS twice
-                    FROM (SELECT receipt_id, COUNT(*) AS items FROM run_items GROUP BY receipt_id) per_receipt
-                    """, []
+                    BenchmarkSQL.runItemsPerReceipt, []
                 ) { row in
                     recorded.receipts = Int(try row.integer("receipts") ?? 0)
                     recorded.runItems = Int(try row.integer("items") ?? 0)
