@@ -36,7 +36,15 @@ struct ServerAPISettingsTests {
         #expect(api.bundleID == "com.example.app")
         #expect(api.requestsPerSecond == 40)
         #expect(api.endpoints == .apple)
+        // Apple's recommended hosts since 2026-05-05; the earlier ones still answer and may be set.
+        #expect(api.endpoints.production == "https://api.storekit.apple.com")
+        #expect(api.endpoints.sandbox == "https://api.storekit-sandbox.apple.com")
         #expect(settings.warnings.isEmpty)
+        var earlier = complete
+        earlier["SUBRECON_API_URL"] = ServerAPIEndpoints.appleEarlierHosts.production
+        earlier["SUBRECON_API_SANDBOX_URL"] = ServerAPIEndpoints.appleEarlierHosts.sandbox
+        let old = try #require(try Settings.resolve(environment: earlier, flags: Settings.Flags()).serverAPI)
+        #expect(old.endpoints == .appleEarlierHosts)
     }
 
     @Test(arguments: ["SUBRECON_API_KEY_FILE", "SUBRECON_API_KEY_ID", "SUBRECON_API_ISSUER_ID", "SUBRECON_BUNDLE_ID"])

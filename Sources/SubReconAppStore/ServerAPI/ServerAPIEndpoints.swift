@@ -5,7 +5,14 @@ public struct ServerAPIEndpoints: Sendable, Equatable {
     public var production: String
     public var sandbox: String
 
+    /// Apple's recommended hosts (App Store Server API changelog, "Server update", 2026-05-05). The
+    /// earlier `api.storekit.itunes.apple.com` and `api.storekit-sandbox.itunes.apple.com` still
+    /// answer, and SUBRECON_API_URL / SUBRECON_API_SANDBOX_URL may name them.
     public static let apple = ServerAPIEndpoints(
+        production: "https://api.storekit.apple.com", sandbox: "https://api.storekit-sandbox.apple.com")
+
+    /// The hosts Apple recommended before.
+    public static let appleEarlierHosts = ServerAPIEndpoints(
         production: "https://api.storekit.itunes.apple.com", sandbox: "https://api.storekit-sandbox.itunes.apple.com")
 
     public init(production: String, sandbox: String) {
