@@ -42,6 +42,7 @@ public struct StoreCopier: Sendable {
         Table(name: "ledger_refills", key: ["id"]),
         Table(name: "apple_report_days", key: ["day"]),
         Table(name: "apple_report_rows", key: ["day", "line"]),
+        Table(name: "app_account_tokens", key: ["app_account_token"]),
     ]
 
     /// Tables left out, and why. A table in neither list stops the copy: whoever adds a table

@@ -24,6 +24,9 @@ public protocol SubscriptionStore: Sendable {
     func schemaVersion() async throws(StoreError) -> Int
     /// Stores validated import rows in one transaction: all of them or none.
     func importReceipts(_ rows: [ImportRow], nowMs: Int64) async throws(StoreError) -> ImportSummary
+    /// The user `token` was registered for, when no stored receipt or subscription knows the
+    /// original transaction `otid` yet (nil otherwise).
+    func userOfToken(_ token: String, forUnknownTransaction otid: String) async throws(StoreError) -> String?
     /// Removes every row naming the user, in one transaction; the ledger's periods stay under
     /// `pseudonym` (`subrecon forget`).
     func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary

@@ -35,6 +35,9 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let result = try await global.context().importReceipts(file: file, format: format, appleAPIFlag: appleAPI)
         Console.out("imported \(result.summary.imported) receipt(s); \(result.summary.alreadyStored) already stored (skipped)\n")
+        if result.summary.tokensRegistered > 0 {
+            Console.out("\(result.summary.tokensRegistered) app account token(s) registered for their users\n")
+        }
         if result.summary.appNamed > 0 {
             Console.out("\(result.summary.appNamed) receipt(s) stored before without an app now name theirs\n")
         }

@@ -99,7 +99,13 @@ import Testing
         // Every receipt the dead worker did not write was verified once by a live worker; its run
         // is recorded as interrupted.
         let writtenByTheDead = try await world.count("SELECT COUNT(*) FROM run_items WHERE run_id = 1")
-        #expect(try await world.count("SELECT COUNT(*) FROM run_items WHERE run_id <> 1") == receipts - writtenByTheDead)
+        let byTheLive = try await world.count("SELECT COUNT(*) FROM run_items WHERE run_id <> 1")
+        let twice = try await world.count(
+            "SELECT COUNT(*) FROM (SELECT receipt_id FROM run_items GROUP BY receipt_id HAVING COUNT(*) > 1) AS t")
+        let runIDs = try await world.count("SELECT COUNT(DISTINCT run_id) FROM run_items")
+        #expect(
+            byTheLive == receipts - writtenByTheDead,
+            "dead worker \(writtenByTheDead), live workers \(byTheLive), receipts with several items \(twice), runs with items \(runIDs)")
         let runs = try await world.report(.runs)
         #expect(runs.first?["status"] == "interrupted", "\(runs)")
         #expect(runs.dropFirst().allSatisfy { $0["status"] == "completed" })

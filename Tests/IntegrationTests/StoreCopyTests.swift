@@ -280,7 +280,13 @@ import Testing
         let world = try await TestWorld.make(store: .sqlite)
         try await world.importScenarios(SimulatedScenario.allCases)
         _ = try await world.store.importReceipts(
-            [ImportRow(line: 2, userID: "user-active-second-device", receiptData: world.receipt(.active, id: 1))],
+            [
+                ImportRow(line: 2, userID: "user-active-second-device", receiptData: world.receipt(.active, id: 1)),
+                // A token the app server registered for a user (who a purchase belongs to).
+                ImportRow(
+                    line: 3, userID: "user-token", receiptData: "", bundleID: SimulatedProducts.bundleID,
+                    appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138"),
+            ],
             nowMs: world.clock.nowMs)
         _ = try await world.run()
         world.clock.advance(byMs: 14 * DuePolicy.day)

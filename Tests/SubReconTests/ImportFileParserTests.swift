@@ -35,8 +35,8 @@ private func row(
 }
 
 private let headerUsage =
-    "the first line must be the header user_id,receipt_data (optionally also product_id, environment, transaction_id and bundle_id)"
-private let columnList = "user_id, receipt_data, product_id, environment, transaction_id and bundle_id"
+    "the first line must be the header user_id,receipt_data (optionally also product_id, environment, transaction_id, bundle_id and app_account_token)"
+private let columnList = "user_id, receipt_data, product_id, environment, transaction_id, bundle_id and app_account_token"
 
 @Suite("ImportFileParser: CSV")
 struct ImportFileParserCSVTests {
@@ -538,5 +538,33 @@ struct ImportFileParserRulesTests {
         #expect(result.problems.map(\.description) == [
             "t.csv:3: receipt_data is empty: a row with only a transaction_id can be checked only for an app whose apple_api is server-api"
         ])
+    }
+
+    // MARK: - app_account_token
+
+    @Test func aTokenIsAUUIDAndIsLowerCased() {
+        let data = Data("""
+            user_id,receipt_data,app_account_token
+            u1,QUJD,7E3FB20B-4CDB-47CC-936D-99D65F608138
+            u2,QUJD,not-a-uuid
+            """.utf8)
+        let result = ImportFileParser(format: .csv, sourceName: "t.csv").parse(data)
+        #expect(result.rows.map(\.appAccountToken) == ["7e3fb20b-4cdb-47cc-936d-99d65f608138"])
+        #expect(result.problems.map(\.description) == [
+            "t.csv:3: app_account_token must be a UUID (8-4-4-4-12 hex digits), not \"not-a-uuid\""
+        ])
+    }
+
+    @Test func aTokenAloneRegistersItInServerAPIModeOnly() {
+        let data = Data("""
+            user_id,receipt_data,app_account_token
+            u1,,7e3fb20b-4cdb-47cc-936d-99d65f608138
+            """.utf8)
+        let serverAPI = ImportFileParser(format: .csv, sourceName: "t.csv", acceptsTransactionIDOnly: true).parse(data)
+        #expect(serverAPI.problems.isEmpty)
+        #expect(serverAPI.rows.first?.registersTokenOnly == true)
+        let verifyReceipt = ImportFileParser(format: .csv, sourceName: "t.csv").parse(data)
+        #expect(verifyReceipt.rows.isEmpty)
+        #expect(verifyReceipt.problems.first?.reason.hasPrefix("a row with only an app_account_token registers the token") == true)
     }
 }

@@ -84,9 +84,12 @@ public struct ImportFileParser: Sendable {
     // MARK: - Shared
 
     /// The column names, in the order messages list them.
-    static let columnNames = ["user_id", "receipt_data", "product_id", "environment", "transaction_id", "bundle_id"]
+    static let columnNames = [
+        "user_id", "receipt_data", "product_id", "environment", "transaction_id", "bundle_id", "app_account_token",
+    ]
     static let requiredColumnNames: Set = ["user_id", "receipt_data"]
-    private static let columnList = "user_id, receipt_data, product_id, environment, transaction_id and bundle_id"
+    private static let columnList =
+        "user_id, receipt_data, product_id, environment, transaction_id, bundle_id and app_account_token"
 
     private struct Collector {
         let sourceName: String
@@ -106,6 +109,7 @@ public struct ImportFileParser: Sendable {
         var environment: String?
         var transactionID: String? = nil
         var bundleID: String? = nil
+        var appAccountToken: String? = nil
     }
 
     private func validate(_ raw: RawRecord, line: Int, into collector: inout Collector) {
@@ -117,7 +121,19 @@ public struct ImportFileParser: Sendable {
         let receiptData = ASCII.trimmingWhitespace(raw.receiptData ?? "")
         let hasTransactionID = raw.transactionID.map { !ASCII.trimmingWhitespace($0).isEmpty } ?? false
         let bundleID = raw.bundleID.map(ASCII.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
-        if receiptData.isEmpty, hasTransactionID {
+        let token = raw.appAccountToken.map(ASCII.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
+        if let token, UUID(uuidString: token) == nil {
+            reasons.append("app_account_token must be a UUID (8-4-4-4-12 hex digits), not \(Self.quoted(String(token.prefix(40))))")
+        }
+        let serverAPIRow = acceptsTransactionIDOnly || (bundleID.map(serverAPIApps.contains) ?? false)
+        if receiptData.isEmpty, !hasTransactionID, token != nil {
+            // A token alone registers it for the user: only the Server API's signed data carries tokens.
+            if !serverAPIRow {
+                reasons.append(
+                    "a row with only an app_account_token registers the token, which only the App Store Server API's data carries: "
+                        + "set SUBRECON_APPLE_API=server-api (or the app's apple_api)")
+            }
+        } else if receiptData.isEmpty, hasTransactionID {
             // A row needs one of the two; without receipt data only the Server API can check it.
             if !acceptsTransactionIDOnly, !(bundleID.map(serverAPIApps.contains) ?? false) {
                 reasons.append(
@@ -150,7 +166,8 @@ public struct ImportFileParser: Sendable {
         if reasons.isEmpty {
             collector.rows.append(ImportRow(
                 line: line, userID: userID, receiptData: receiptData,
-                productID: productID, environment: environment, transactionID: transactionID, bundleID: bundleID
+                productID: productID, environment: environment, transactionID: transactionID, bundleID: bundleID,
+                appAccountToken: token?.lowercased()
             ))
         } else {
             collector.reject(line: line, reasons)
@@ -241,7 +258,7 @@ public struct ImportFileParser: Sendable {
     // MARK: - CSV
 
     private static let headerUsage =
-        "the first line must be the header user_id,receipt_data (optionally also product_id, environment, transaction_id and bundle_id)"
+        "the first line must be the header user_id,receipt_data (optionally also product_id, environment, transaction_id, bundle_id and app_account_token)"
 
     private func parseCSV(_ bytes: UnsafeBufferPointer<UInt8>, into collector: inout Collector) {
         // Column index of each known name, once the header has been accepted.
@@ -294,7 +311,8 @@ public struct ImportFileParser: Sendable {
                     productID: columnIndex["product_id"].map { fields[$0] },
                     environment: columnIndex["environment"].map { fields[$0] },
                     transactionID: columnIndex["transaction_id"].map { fields[$0] },
-                    bundleID: columnIndex["bundle_id"].map { fields[$0] }
+                    bundleID: columnIndex["bundle_id"].map { fields[$0] },
+                    appAccountToken: columnIndex["app_account_token"].map { fields[$0] }
                 )
                 validate(raw, line: line, into: &collector)
             }
@@ -395,7 +413,8 @@ public struct ImportFileParser: Sendable {
         let raw = RawRecord(
             userID: strings["user_id"], receiptData: strings["receipt_data"],
             productID: strings["product_id"], environment: strings["environment"],
-            transactionID: strings["transaction_id"], bundleID: strings["bundle_id"]
+            transactionID: strings["transaction_id"], bundleID: strings["bundle_id"],
+            appAccountToken: strings["app_account_token"]
         )
         validate(raw, line: line, into: &collector)
     }

@@ -59,13 +59,22 @@ public struct NotificationProcessor: NotificationIntake {
     /// Verifies, stores and applies one signed payload.
     func process(signedPayload: String, source: NotificationSource, countsAsDelivery: Bool) async -> NotificationIntakeResult {
         let write: NotificationWrite
+        let token: String?
         do {
-            write = try await prepare(signedPayload: signedPayload, source: source, countsAsDelivery: countsAsDelivery)
+            (write, token) = try await prepare(signedPayload: signedPayload, source: source, countsAsDelivery: countsAsDelivery)
         } catch {
             logger.warning("notification refused", metadata: ["notification.refusal": "\(error.refusal.rawValue)", "reason": "\(error.message)"])
             return .refused(error.refusal, message: error.message)
         }
         let record = write.notification
+        if let token, let otid = record.originalTransactionID {
+            do {
+                try await linkByToken(token, originalTransactionID: otid, bundleID: record.bundleID)
+            } catch {
+                logger.error("notification not stored: \(error)", metadata: ["notification.uuid": "\(record.uuid)"])
+                return .unavailable(message: error.description)
+            }
+        }
         switch await writes.store(write) {
         case .success(let result):
             logger.info(
@@ -104,7 +113,7 @@ public struct NotificationProcessor: NotificationIntake {
 
     /// The verified notification as the store keeps it, and what the store should do with it.
     func prepare(signedPayload: String, source: NotificationSource, countsAsDelivery: Bool)
-        async throws(SignedItemVerifier.Problem) -> NotificationWrite
+        async throws(SignedItemVerifier.Problem) -> (write: NotificationWrite, appAccountToken: String?)
     {
         let verified = try await verify(signedPayload)
         let nowMs = clock()
@@ -114,7 +123,20 @@ public struct NotificationProcessor: NotificationIntake {
             signedDateMs: verified.payload.signedDate, originalTransactionID: verified.transaction?.originalTransactionId,
             transactionID: verified.transaction?.transactionId, source: source, receivedAtMs: nowMs,
             signedPayload: signedPayload, bundleID: verified.bundleID)
-        return NotificationWrite(notification: record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery)
+        return (
+            NotificationWrite(notification: record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery),
+            verified.transaction?.appAccountToken?.lowercased()
+        )
+    }
+
+    /// A transaction no stored receipt knows yet, whose token the app server registered for a
+    /// user (an import's `app_account_token`), is that user's: it is stored for them as a receipt
+    /// known by its transaction id, so the notification applies to it like any other.
+    func linkByToken(_ token: String, originalTransactionID otid: String, bundleID: String?) async throws(StoreError) {
+        guard let user = try await store.userOfToken(token, forUnknownTransaction: otid) else { return }
+        let row = ImportRow(line: 0, userID: user, receiptData: "", transactionID: otid, bundleID: bundleID)
+        _ = try await store.importReceipts([row], nowMs: clock())
+        logger.info("a notification's transaction is linked to its user by the app account token", metadata: ["notification.transaction": "\(otid)"])
     }
 
     // MARK: - Verification

@@ -10,6 +10,8 @@ public struct ForgetSummary: Sendable, Equatable {
     public var runs = 0
     /// Billed periods (the ledger): kept with their money, under the pseudonym.
     public var ledgerPeriods = 0
+    /// The user's app account tokens.
+    public var tokens = 0
 
     public init() {}
 

@@ -16,6 +16,12 @@ public struct ImportRow: Sendable, Equatable {
     /// The app the receipt belongs to (`bundle_id`); nil when the deployment has one app and the
     /// row names none.
     public var bundleID: String?
+    /// The token the app server handed the app before the purchase (`app_account_token`, a UUID,
+    /// lower-cased): a transaction or notification carrying it is this user's.
+    public var appAccountToken: String?
+
+    /// A row that only registers a token (neither receipt data nor a transaction id).
+    public var registersTokenOnly: Bool { receiptData.isEmpty && transactionID == nil && appAccountToken != nil }
 
     /// Creates a row; the parser is the usual source of these.
     public init(
@@ -25,8 +31,10 @@ public struct ImportRow: Sendable, Equatable {
         productID: String? = nil,
         environment: ReceiptEnvironment? = nil,
         transactionID: String? = nil,
-        bundleID: String? = nil
+        bundleID: String? = nil,
+        appAccountToken: String? = nil
     ) {
+        self.appAccountToken = appAccountToken
         self.bundleID = bundleID
         self.transactionID = transactionID
         self.line = line

@@ -7,6 +7,8 @@ public struct ImportSummary: Sendable, Equatable {
     /// Of those, receipts stored before without an app that this import named (a deployment
     /// moving to several apps imports its receipts again with `bundle_id`).
     public var appNamed: Int = 0
+    /// App account tokens registered for their users (new ones; a token stored before is not counted).
+    public var tokensRegistered: Int = 0
 
     package init(imported: Int, alreadyStored: Int, appNamed: Int = 0) {
         self.imported = imported

@@ -101,6 +101,13 @@ extension PostgresStore {
         return try await withTransaction("importing receipts") { connection in
             var summary = ImportSummary(imported: 0, alreadyStored: 0)
             for (row, digest) in zip(rows, digests) {
+                if let token = row.appAccountToken {
+                    let registered = try await connection.integer(
+                        "WITH registered AS (\(ImportSQL.registerToken) RETURNING 1) SELECT COUNT(*) FROM registered",
+                        [.text(token), .text(row.userID), SQLArgument(row.bundleID), .integer(nowMs)])
+                    summary.tokensRegistered += Int(registered ?? 0)
+                    if row.registersTokenOnly { continue }
+                }
                 // One statement per row: a version the user already has is skipped, else the
                 // receipt and its version are inserted together.
                 let inserted = try await connection.integer(
@@ -132,6 +139,14 @@ extension PostgresStore {
                 }
             }
             return summary
+        }
+    }
+
+    public func userOfToken(_ token: String, forUnknownTransaction otid: String) async throws(StoreError) -> String? {
+        try await withConnection("reading an app account token") { connection in
+            try await connection.all(ImportSQL.tokenUserOfUnknownTransaction, [.text(token), .text(otid), .text(otid)]) { row in
+                try row[0].decode(String.self)
+            }.first
         }
     }
 

@@ -12,6 +12,7 @@ extension AppDatabase {
             var summary = ImportSummary(imported: 0, alreadyStored: 0)
             let known = try db.cachedStatement(sql: ImportSQL.knownVersion)
             let nameApp = try db.cachedStatement(sql: ImportSQL.nameApp)
+            let registerToken = try db.cachedStatement(sql: ImportSQL.registerToken)
             let insertReceipt = try db.cachedStatement(
                 sql: """
                     INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at,
@@ -21,6 +22,11 @@ extension AppDatabase {
             let insertVersion = try db.cachedStatement(
                 sql: "INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)")
             for (row, digest) in zip(rows, digests) {
+                if let token = row.appAccountToken {
+                    try registerToken.execute(arguments: [token, row.userID, row.bundleID, nowMs])
+                    summary.tokensRegistered += db.changesCount
+                    if row.registersTokenOnly { continue }
+                }
                 if let receiptID = try Int64.fetchOne(known, arguments: [row.userID, digest]) {
                     summary.alreadyStored += 1
                     if let bundleID = row.bundleID {
@@ -49,6 +55,12 @@ extension AppDatabase {
                 ForgetSQL.count(db.changesCount, of: step, into: &summary)
             }
             return summary
+        }
+    }
+
+    public func userOfToken(_ token: String, forUnknownTransaction otid: String) async throws(StoreError) -> String? {
+        try await read("reading an app account token") { db in
+            try String.fetchOne(db, sql: ImportSQL.tokenUserOfUnknownTransaction, arguments: [token, otid, otid])
         }
     }
 }

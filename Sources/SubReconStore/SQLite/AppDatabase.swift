@@ -159,6 +159,9 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v11-apps") { db in
             try db.execute(sql: SchemaSQL.v11Apps)
         }
+        migrator.registerMigration("v12-app-account-tokens") { db in
+            try db.execute(sql: SchemaSQL.v12AppAccountTokens)
+        }
         return migrator
     }
 }

@@ -5,7 +5,8 @@ import SubReconModel
 /// them in one transaction and count the rows each touched.
 package enum ForgetSQL {
     package enum Step: CaseIterable, Sendable {
-        case ledger, subscriptionChanges, runItems, notificationLinks, runs, subscriptions, receiptVersions, receipts
+        case ledger, subscriptionChanges, runItems, notificationLinks, runs, subscriptions, receiptVersions, receipts,
+            tokens
     }
 
     package static func statement(_ step: Step) -> (sql: String, pseudonymFirst: Bool) {
@@ -26,6 +27,7 @@ package enum ForgetSQL {
         case .subscriptions: ("DELETE FROM subscriptions WHERE user_id = ?", false)
         case .receiptVersions: ("DELETE FROM receipt_versions WHERE user_id = ?", false)
         case .receipts: ("DELETE FROM receipts WHERE user_id = ?", false)
+        case .tokens: ("DELETE FROM app_account_tokens WHERE user_id = ?", false)
         }
     }
 
@@ -40,6 +42,7 @@ package enum ForgetSQL {
         case .subscriptions: summary.subscriptions += rows
         case .receiptVersions: break
         case .receipts: summary.receipts += rows
+        case .tokens: summary.tokens += rows
         }
     }
 }

@@ -12,4 +12,15 @@ package enum ImportSQL {
         """
     /// Receipts that name no app.
     package static let receiptsWithoutApp = "SELECT COUNT(*) FROM receipts WHERE bundle_id IS NULL"
+    /// A token for a user; a token already stored stays its first user's (the count tells).
+    package static let registerToken = """
+        INSERT INTO app_account_tokens (app_account_token, user_id, bundle_id, registered_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (app_account_token) DO NOTHING
+        """
+    /// The user a token belongs to, when no receipt or subscription knows the original transaction.
+    package static let tokenUserOfUnknownTransaction = """
+        SELECT user_id FROM app_account_tokens WHERE app_account_token = ?
+            AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE original_transaction_id = ?)
+            AND NOT EXISTS (SELECT 1 FROM receipts WHERE transaction_id = ?)
+        """
 }

@@ -304,6 +304,18 @@ package enum SchemaSQL {
         CREATE INDEX renewals_app ON renewals(bundle_id) WHERE bundle_id IS NOT NULL
         """
 
+    /// Who a purchase belongs to: the tokens an app server handed its app before a purchase
+    /// (`app_account_token` of an import, or the one `subrecon link` set at Apple), each one user's.
+    package static let v12AppAccountTokens = """
+        CREATE TABLE app_account_tokens (
+            app_account_token TEXT PRIMARY KEY CHECK (length(app_account_token) = 36),
+            user_id TEXT NOT NULL CHECK (user_id <> ''),
+            bundle_id TEXT CHECK (bundle_id <> ''),
+            registered_at INTEGER NOT NULL
+        );
+        CREATE INDEX app_account_tokens_user ON app_account_tokens(user_id)
+        """
+
     /// What was stored for a day before (its digest tells a reissue from the same file again).
     package static let appleReportDaySHA = "SELECT sha256 FROM apple_report_days WHERE day = ?"
     /// The stored days in `[since, until)` (text dates compare as dates).
