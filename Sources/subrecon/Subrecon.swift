@@ -14,7 +14,7 @@ struct Subrecon: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ImportCommand.self, RunCommand.self, UserCommand.self, ReportCommand.self, DemoCommand.self,
-            SimulatorCommand.self, StatusCommand.self, ParityCommand.self, ForgetCommand.self,
+            SimulatorCommand.self, StatusCommand.self, ParityCommand.self, LinkCommand.self, ForgetCommand.self,
             DbCommand.self, NotificationsCommand.self, AppleReportsCommand.self,
         ])
 

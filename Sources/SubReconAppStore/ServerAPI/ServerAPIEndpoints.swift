@@ -29,6 +29,11 @@ public struct ServerAPIEndpoints: Sendable, Equatable {
         base(for: environment) + "/inApps/v1/subscriptions/" + transactionID
     }
 
+    /// Set App Account Token (PUT, body `{"appAccountToken": UUID}`).
+    public func setAppAccountToken(_ originalTransactionID: String, environment: ReceiptEnvironment) -> String {
+        base(for: environment) + "/inApps/v1/transactions/" + originalTransactionID + "/appAccountToken"
+    }
+
     /// Get Transaction History v2, continuing after `revision` when given.
     public func transactionHistory(_ transactionID: String, revision: String?, environment: ReceiptEnvironment) -> String {
         var url = base(for: environment) + "/inApps/v2/history/" + transactionID

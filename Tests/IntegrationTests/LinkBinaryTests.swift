@@ -1,0 +1,82 @@
+import AppStoreSimulator
+import Foundation
+import Testing
+
+@testable import SubRecon
+@testable import SubReconModel
+@testable import SubReconStore
+
+/// `subrecon link USER_ID TRANSACTION_ID` through the binary against the simulator's Set App
+/// Account Token: the user's token goes to Apple, the purchase becomes theirs and is reconciled;
+/// an unknown user and Apple's refusal change nothing.
+@Suite struct LinkBinaryTests {
+    static let token = "3c1f6a0e-9b2d-4c7e-8f41-5a6b7c8d9e0f"
+
+    /// A purchase made without a token, and its original transaction id.
+    func purchaseWithoutToken(_ world: TestWorld, scenario: SimulatedScenario, id: Int64) throws -> (SimulatedSubscriber, String) {
+        var subscriber = scenario.subscriber(id: id, nowMs: world.clock.nowMs, paddingBytes: 200)
+        subscriber.appAccountToken = nil
+        world.simulator.register(subscriber)
+        let otid = try #require(
+            world.simulator.notifications(for: subscriber, afterMs: 0, throughMs: world.clock.nowMs).first?.originalTransactionID)
+        world.simulator.removeAllNotifications()
+        return (subscriber, String(otid))
+    }
+
+    @Test func linkSetsTheUsersTokenAtAppleAndReconcilesThePurchaseAsTheirs() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        let setup = try ServerAPIBinaryTests().setUp(world)
+        let (_, otid) = try purchaseWithoutToken(world, scenario: .active, id: 31)
+        // The app server registered the user's token before the purchase; the app could not attach it.
+        _ = try await world.store.importReceipts(
+            [ImportRow(line: 2, userID: "user-link", receiptData: "", appAccountToken: Self.token)], nowMs: world.clock.nowMs)
+        await world.store.close()
+
+        let unknown = try await SubreconBinary.run(["link", "nobody", otid], environment: setup.environment)
+        #expect(unknown.exitCode == 2, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("no receipts are stored for user \"nobody\""))
+        #expect(world.simulator.appAccountTokenSets().isEmpty, "Apple was asked for an unknown user")
+
+        let linked = try await SubreconBinary.run(["link", "user-link", otid], environment: setup.environment)
+        #expect(linked.exitCode == 0, "\(linked.stderr)")
+        #expect(linked.stdout.contains("linked original transaction \(otid)"), "\(linked.stdout)")
+        #expect(linked.stdout.contains("with their app account token \(Self.token)"), "\(linked.stdout)")
+        let sets = world.simulator.appAccountTokenSets()
+        #expect(sets.map(\.appAccountToken) == [Self.token])
+        #expect(sets.map { String($0.originalTransactionID) } == [otid])
+
+        // The purchase is the user's, reconciled, and carries the token Apple now sends.
+        let report = try await SubreconBinary.run(["report", "subscriptions"], environment: setup.environment)
+        let rows = CSVTable.parse(report.stdout).filter { $0["user_id"] == "user-link" }
+        #expect(rows.count == 1)
+        #expect(rows.first?["original_transaction_id"] == otid)
+        #expect(rows.first?["status"] == "active")
+        #expect(rows.first?["app_account_token"] == Self.token)
+
+        // Linking again is harmless: the same token, nothing new stored.
+        let again = try await SubreconBinary.run(["link", "user-link", otid], environment: setup.environment)
+        #expect(again.exitCode == 0, "\(again.stderr)")
+        let reportAgain = try await SubreconBinary.run(["report", "subscriptions"], environment: setup.environment)
+        #expect(CSVTable.parse(reportAgain.stdout).filter { $0["user_id"] == "user-link" }.count == 1)
+    }
+
+    @Test func applesRefusalIsShownAsApplesErrorAndChangesNothing() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        let setup = try ServerAPIBinaryTests().setUp(world)
+        let (_, otid) = try purchaseWithoutToken(world, scenario: .familyShared, id: 32)
+        _ = try await world.store.importReceipts(
+            [ImportRow(line: 2, userID: "user-family", receiptData: "", appAccountToken: Self.token)], nowMs: world.clock.nowMs)
+        let before = try await ForgetUserTests.cells(holding: otid, in: world.store)
+        await world.store.close()
+
+        let refused = try await SubreconBinary.run(["link", "user-family", otid], environment: setup.environment)
+
+        #expect(refused.exitCode == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("4000185 (FamilyTransactionNotSupportedError); nothing was changed"), "\(refused.stderr)")
+        let reopened = try AppDatabase.open(path: world.databasePath)
+        #expect(try await ForgetUserTests.cells(holding: otid, in: reopened) == before)
+        #expect(world.simulator.appAccountTokenSets().isEmpty)
+    }
+}
