@@ -1,4 +1,6 @@
 import AppStoreSimulator
+import AppleSignedData
+import Crypto
 import Foundation
 import Logging
 import Testing
@@ -155,5 +157,58 @@ import Testing
         #expect(again.alreadyStored == 1)
         #expect(again.appNamed == 1)
         #expect(try await world.store.countReceiptsWithoutApp() == 0)
+    }
+
+    /// Three apps through the Server API, each with its own In-App Purchase key; the third app's
+    /// key is not the one Apple has (401): that app's work stops, the other two complete.
+    @Test(arguments: StoreKind.allCases) func threeAppsAndOneAppsKeyRefused(store: StoreKind) async throws {
+        let newsKey = P256.Signing.PrivateKey()
+        let gamesKey = P256.Signing.PrivateKey()
+        let world = try await TestWorld.make(
+            store: store,
+            otherApps: [
+                SimulatedApp(bundleID: Self.news, appAppleID: 1_480_000_101, apiPublicKey: newsKey.publicKey),
+                SimulatedApp(bundleID: "com.example.games", appAppleID: 1_480_000_102, apiPublicKey: gamesKey.publicKey),
+            ])
+        defer { Task { await world.close() } }
+        var rows: [ImportRow] = []
+        for (appIndex, app) in [SimulatedProducts.bundleID, Self.news, "com.example.games"].enumerated() {
+            for index in 0..<4 {
+                var subscriber = SimulatedScenario.active.subscriber(
+                    id: Int64(100 * (appIndex + 1) + index), nowMs: world.clock.nowMs, paddingBytes: 200)
+                subscriber.bundleID = app
+                world.simulator.register(subscriber)
+                rows.append(
+                    ImportRow(
+                        line: rows.count + 2, userID: "\(app)-\(index)", receiptData: SimulatedReceipt.encode(subscriber),
+                        bundleID: app))
+            }
+        }
+        _ = try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
+        var settings = try world.serverAPISettings()
+        func app(_ bundleID: String, _ key: P256.Signing.PrivateKey) throws -> AppSettings {
+            var serverAPI = try #require(settings.serverAPI)
+            serverAPI.key = AppStoreAPIKey(privateKey: key, keyID: "KEY-\(bundleID)", issuerID: serverAPI.key.issuerID, bundleID: bundleID)
+            return AppSettings(bundleID: bundleID, appleAPI: .serverAPI, sharedSecret: nil, serverAPI: serverAPI, products: [])
+        }
+        // The games app's key is not the one Apple holds for it.
+        settings.apps = [
+            settings.apps[0], try app(Self.news, newsKey), try app("com.example.games", P256.Signing.PrivateKey()),
+        ]
+        settings.apps[0].bundleID = SimulatedProducts.bundleID
+        let job = LiveWiring(
+            settings: settings, store: world.store, clock: world.clock.millisecondsClock, logger: Logger(label: "test"))
+
+        let summary = try await job.run(.init(kind: .nightly, selection: .due))
+
+        #expect(summary.exitCode == 2)
+        #expect(summary.stoppedApps == ["com.example.games"])
+        #expect(summary.count(.updated) == 8, "\(summary.line)")
+        let users = try await world.subscriptions().map(\.userID)
+        #expect(users.count == 8)
+        #expect(users.allSatisfy { !$0.hasPrefix("com.example.games") })
+        let statistics = world.simulator.statistics()
+        #expect((statistics.serverAPIRequestsByApp[Self.news] ?? 0) > 0)
+        #expect((statistics.serverAPIRequestsByApp[SimulatedProducts.bundleID] ?? 0) > 0)
     }
 }

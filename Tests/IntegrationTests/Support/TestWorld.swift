@@ -61,7 +61,8 @@ final class TestWorld: Sendable {
 
     static func make(
         latency: Duration = .zero, historyPageSize: Int = 20, apiRateLimit: Double? = nil, store kind: StoreKind = .sqlite,
-        notificationHistoryPageSize: Int = 20, salesReports: SalesReportOptions = SalesReportOptions()
+        notificationHistoryPageSize: Int = 20, salesReports: SalesReportOptions = SalesReportOptions(),
+        otherApps: [SimulatedApp] = []
     ) async throws -> TestWorld {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -75,6 +76,14 @@ final class TestWorld: Sendable {
             notificationHistoryPageSize: notificationHistoryPageSize)
         options.salesReports = salesReports
         options.salesReports.ascPublicKey = teamKey.publicKey
+        if !otherApps.isEmpty {
+            // The world's own app first (accounts that name no app are its), then the others.
+            options.apps = [
+                SimulatedApp(
+                    bundleID: SimulatedProducts.bundleID, sharedSecret: secret, apiPublicKey: privateKey.publicKey,
+                    apiRateLimit: apiRateLimit)
+            ] + otherApps
+        }
         let simulator = AppStoreSimulator(options: options)
         _ = try await simulator.start()
         let postgres = kind == .postgres ? try await TestPostgres.createDatabase() : nil
