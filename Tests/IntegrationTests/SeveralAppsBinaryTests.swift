@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import Crypto
 import Foundation
 import Testing
 
@@ -134,5 +135,54 @@ import Testing
         #expect(rows.count == 2)
         #expect(rows.allSatisfy { $0["bundle_id"] == SimulatedProducts.bundleID })
         #expect(CSVTable.header(report.stdout).last == "bundle_id")
+    }
+}
+
+/// `notifications backfill` with several apps: Apple keeps one notification history per app, so
+/// each app's is asked with that app's key, and each notification is stored with its app.
+@Suite struct SeveralAppsBackfillTests {
+    @Test func eachAppsHistoryIsBackfilledWithItsOwnKey() async throws {
+        let newsKey = P256.Signing.PrivateKey()
+        let world = try await TestWorld.make(
+            otherApps: [SimulatedApp(bundleID: "com.example.news", appAppleID: 1_480_000_101, apiPublicKey: newsKey.publicKey)])
+        defer { Task { await world.close() } }
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        let setup = try ServerAPIBinaryTests().setUp(world)
+        let mine = try await NotificationProcessingTests.importedActiveSubscriber(world)
+        var theirs = SimulatedScenario.active.subscriber(id: 2, nowMs: world.clock.nowMs, paddingBytes: 200)
+        theirs.bundleID = "com.example.news"
+        world.simulator.register(theirs)
+        world.simulator.removeAllNotifications()
+        let now = world.clock.nowMs
+        let first = world.simulator.makeNotification(.didRenew, for: mine, atMs: now - 3_600_000)
+        let second = world.simulator.makeNotification(.didRenew, for: theirs, atMs: now - 1_800_000)
+        let newsKeyPath = world.folder + "/AuthKey_NEWS.p8"
+        _ = FileManager.default.createFile(
+            atPath: newsKeyPath, contents: Data(newsKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        let appsFile = world.folder + "/apps.json"
+        try """
+            {"apps": [
+              {"bundle_id": "\(SimulatedProducts.bundleID)", "apple_api": "server-api", "api_key_file": "\(setup.keyPath)",
+               "api_key_id": "\(world.apiKey.keyID)", "api_issuer_id": "\(world.apiKey.issuerID)"},
+              {"bundle_id": "com.example.news", "apple_api": "server-api", "api_key_file": "\(newsKeyPath)",
+               "api_key_id": "NEWSKEY001", "api_issuer_id": "\(world.apiKey.issuerID)"}
+            ]}
+            """.write(toFile: appsFile, atomically: true, encoding: .utf8)
+        // The apps file replaces every per-app variable of the single-app setup.
+        var environment = setup.environment.filter { !AppsFile.clashingVariables.contains($0.key) }
+        environment["SUBRECON_APPS_FILE"] = appsFile
+        let since = ISO8601.string(fromMilliseconds: now - 86_400_000)
+
+        let backfill = try await SubreconBinary.run(["notifications", "backfill", "--since", since], environment: environment)
+
+        #expect(backfill.exitCode == 0, "\(backfill.stderr)")
+        let lines = backfill.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "\(backfill.stdout)")
+        #expect(lines.first?.hasPrefix("\(SimulatedProducts.bundleID): ") == true, "\(backfill.stdout)")
+        #expect(lines.last?.hasPrefix("com.example.news: ") == true, "\(backfill.stdout)")
+        let rows = try await world.report(.notifications)
+        let apps = Dictionary(uniqueKeysWithValues: rows.map { ($0["notification_uuid"] ?? "", $0["bundle_id"] ?? "") })
+        #expect(apps[first.notificationUUID] == SimulatedProducts.bundleID)
+        #expect(apps[second.notificationUUID] == "com.example.news")
     }
 }

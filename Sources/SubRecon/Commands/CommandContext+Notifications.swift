@@ -122,23 +122,34 @@ extension CommandContext {
         default: throw ConfigurationError.other("--environment must be production or sandbox, not \"\(environment)\"")
         }
         var flags = flags
-        flags.appleAPI = AppleAPI.serverAPI.rawValue
+        // The backfill asks the Server API whatever the run asks; with an apps file, each app's
+        // `apple_api` says which apps have the Server API's settings.
+        if try appsFile() == nil { flags.appleAPI = AppleAPI.serverAPI.rawValue }
         let job = try await liveWiring(flags)
         defer { Task { await job.store.close() } }
         guard let notificationSettings = job.settings.notifications else {
             throw ConfigurationError.other("the backfill needs the App Store Server API settings (SUBRECON_API_KEY_FILE, ...)")
         }
         let processor = NotificationProcessor.live(store: job.store, settings: notificationSettings, logger: logger)
-        do {
-            let summary = try await job.backfillNotifications(
-                processor: processor, sinceMs: sinceMs, untilMs: untilMs, environment: appleEnvironment)
-            output.out(summary.line + "\n")
-        } catch {
-            switch error {
-            case .apple(_, let summary), .store(_, let summary): output.out(summary.line + "\n")
-            case .configuration: break
+        // Apple keeps one history per app: each app asked through the Server API in turn; one
+        // app's failure does not keep the others' from being backfilled, and the worst is thrown.
+        let apps = job.settings.selectedApps.filter { $0.serverAPI != nil }
+        var firstFailure: NotificationBackfill.Failure?
+        for app in apps {
+            let prefix = apps.count > 1 ? "\(app.name): " : ""
+            do {
+                let summary = try await job.backfillNotifications(
+                    app: app, processor: processor, sinceMs: sinceMs, untilMs: untilMs, environment: appleEnvironment)
+                output.out(prefix + summary.line + "\n")
+            } catch {
+                switch error {
+                case .apple(_, let summary), .store(_, let summary): output.out(prefix + summary.line + "\n")
+                case .configuration: break
+                }
+                if apps.count > 1 { output.warning("\(app.name): \(error)") }
+                if firstFailure == nil || error.exitStatus == .configuration { firstFailure = error }
             }
-            throw error
         }
+        if let firstFailure { throw firstFailure }
     }
 }

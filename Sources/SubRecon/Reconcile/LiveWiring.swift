@@ -131,12 +131,15 @@ public struct LiveWiring: Sendable {
 }
 
 extension LiveWiring {
-    /// `notifications backfill`: Apple's notification history for the span, through `processor`,
-    /// with this job's transport, bearer token and rate limit (shared with running workers).
+    /// `notifications backfill`: `app`'s notification history for the span (Apple keeps one per
+    /// app), through `processor`, with this job's transport, the app's bearer token and its rate
+    /// limit (shared with running workers).
     public func backfillNotifications(
-        processor: NotificationProcessor, sinceMs: Int64, untilMs: Int64, environment: ReceiptEnvironment
+        app: AppSettings? = nil, processor: NotificationProcessor, sinceMs: Int64, untilMs: Int64,
+        environment: ReceiptEnvironment
     ) async throws(NotificationBackfill.Failure) -> NotificationBackfill.Summary {
-        guard let serverAPI = settings.serverAPI else {
+        let app = app ?? settings.apps[0]
+        guard let serverAPI = app.serverAPI else {
             throw .configuration("the App Store Server API is not configured (SUBRECON_API_KEY_FILE, ...)")
         }
         let transport = CurlTransport(maxConnections: 2, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
@@ -144,7 +147,7 @@ extension LiveWiring {
         let backfill = NotificationBackfill(
             transport: transport, endpoints: serverAPI.endpoints,
             tokens: BearerTokenProvider(key: serverAPI.key, clock: { LiveWiring.wallClockMs() }),
-            limiter: rateLimiter(for: settings.apps[0]), processor: processor, requestTimeout: settings.requestTimeout,
+            limiter: rateLimiter(for: app), processor: processor, requestTimeout: settings.requestTimeout,
             retryPolicy: settings.retryPolicy, clockMs: { LiveWiring.wallClockMs() }, logger: logger)
         return try await backfill.run(sinceMs: sinceMs, untilMs: untilMs, environment: environment)
     }
