@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-# A debug build: the demo needs no optimised code, a debug build of the dependencies takes a fraction
-# of a release build's time, and the test command (scripts/test.sh) builds into the same .build/debug.
-swift build --product subrecon "${debug_build_flags[@]}"
-exec .build/debug/subrecon demo "$@"
+# A debug build: the demo needs no optimised code, and a debug build of the dependencies takes a
+# fraction of a release build's time (the flags: scripts/setup.sh). In a folder of its own, so the
+# demo's build and the tests' (whose flags differ) never rebuild each other.
+swift build --scratch-path .build-demo --product subrecon "${demo_build_flags[@]}"
+exec .build-demo/debug/subrecon demo "$@"

@@ -15,9 +15,10 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 command -v swift >/dev/null 2>&1 || { echo "setup: Swift 6 is not installed (expected on PATH or in /opt/swift)" >&2; exit 1; }
 
-# The demo, the tests and the benchmark's smoke share one debug build in .build, made without debug
-# information and without the editors' index: the scripts never run a debugger or an editor, and
-# leaving both out shortens the first build (docs/performance.md, "Building the package"). Every
-# script passes the same flags, so none rebuilds what another built. A plain `swift build` (with
-# both) compiles everything again.
-debug_build_flags=(-debug-info-format none --disable-index-store)
+# The demo, the tests and the benchmark's smoke build into .build without debug information (the
+# scripts never run a debugger; it shortens the first build: docs/performance.md, "Building the
+# package"). The demo also leaves out the editors' index, which shortens it again, and builds in
+# .build-demo; the tests need that index (test discovery reads it), so scripts/test.sh compiles the
+# package in .build with it, and bench-smoke reuses the tests' build.
+debug_build_flags=(-debug-info-format none)
+demo_build_flags=("${debug_build_flags[@]}" --disable-index-store)
