@@ -55,6 +55,8 @@ struct NotificationPayloadScanningTests {
         #"{"notificationType":"TEST","notificationUUID":"u","signedDate":1,"summary":[]}"#,
         #"{"notificationType":"TEST","notificationUUID":"u","signedDate":1"#,
         #"["notificationType"]"#, "", "null",
+        #"{"notificationType":"UNCLAIM_SEATS","notificationUUID":"u","signedDate":1,"unclaimInfo":{"bundleId":"b","environment":"Sandbox","unclaimSeatIds":["1"]}}"#,
+        #"{"notificationType":"UNCLAIM_SEATS","notificationUUID":"u","signedDate":1,"unclaimInfo":7}"#,
     ])
     func aPayloadReadsAsJSONDecoderReadsItOrIsRefusedByBoth(text: String) {
         let decoded = try? JSONDecoder().decode(NotificationPayload.self, from: Data(text.utf8))
@@ -76,5 +78,14 @@ struct NotificationPayloadScanningTests {
         let scanned = try? NotificationBody.scan(Array(body.utf8))
         #expect(scanned?.signedPayload == expected)
         #expect(decoded?.signedPayload == expected)
+    }
+
+    /// Notifications 2.23's `UNCLAIM_SEATS` names its app in `unclaimInfo`, not `data`: the
+    /// envelope is read from there (it was refused as naming another app before).
+    @Test func unclaimSeatsNamesItsAppInUnclaimInfo() throws {
+        let text = #"{"notificationType":"UNCLAIM_SEATS","notificationUUID":"u","signedDate":1,"unclaimInfo":{"appAppleId":5,"bundleId":"com.example.app","environment":"Production","unclaimSeatIds":["a"]}}"#
+        let payload = try NotificationPayload.scan(Array(text.utf8))
+        #expect(payload.envelope == NotificationPayload.Envelope(appAppleId: 5, bundleId: "com.example.app", environment: "Production"))
+        #expect(payload.data == nil)
     }
 }

@@ -9,7 +9,7 @@ import SubReconModel
 extension NotificationPayload {
     private static let keys: [StaticString] = [
         "notificationType", "subtype", "notificationUUID", "version", "signedDate",
-        "data", "summary", "externalPurchaseToken", "appData",
+        "data", "summary", "externalPurchaseToken", "appData", "unclaimInfo",
     ]
     private static let contentKeys: [StaticString] = [
         "appAppleId", "bundleId", "environment", "signedTransactionInfo", "signedRenewalInfo", "status",
@@ -20,7 +20,7 @@ extension NotificationPayload {
         try ServerAPIScanning.scan(bytes) { scanner throws(OnePassJSONScanner.Malformed) in
             var values = [ScannedValue](repeating: .absent, count: 5)
             var data: Contents?
-            var envelopes: [Envelope?] = [nil, nil, nil]
+            var envelopes: [Envelope?] = [nil, nil, nil, nil]
             var seen = 0  // a bit per key
             try scanner.readObject(keys: { $0.index(in: keys) }) { key, scanner throws(OnePassJSONScanner.Malformed) in
                 // The verifier has refused payloads with a repeated member already; first one wins here.
@@ -46,7 +46,8 @@ extension NotificationPayload {
             return Self(
                 notificationType: type, subtype: try values[1].string(), notificationUUID: uuid,
                 version: try values[3].string(), signedDate: signedDate, data: data,
-                summary: envelopes[0], externalPurchaseToken: envelopes[1], appData: envelopes[2])
+                summary: envelopes[0], externalPurchaseToken: envelopes[1], appData: envelopes[2],
+                unclaimInfo: envelopes[3])
         }
     }
 

@@ -9,11 +9,13 @@ package struct NotificationPayload: Decodable, Equatable, Sendable {
     package var version: String?
     package var signedDate: Int64
     package var data: Contents?
-    /// `RENEWAL_EXTENSION`/`SUMMARY`, `EXTERNAL_PURCHASE_TOKEN` and `RESCIND_CONSENT` carry one
-    /// of these instead of `data`; only whose app it is matters to us.
+    /// `RENEWAL_EXTENSION`/`SUMMARY`, `EXTERNAL_PURCHASE_TOKEN`, `RESCIND_CONSENT` and
+    /// `UNCLAIM_SEATS` (Notifications 2.23) carry one of these instead of `data`; only whose app
+    /// it is matters to us.
     package var summary: Envelope?
     package var externalPurchaseToken: Envelope?
     package var appData: Envelope?
+    package var unclaimInfo: Envelope? = nil
 
     package struct Contents: Decodable, Equatable, Sendable {
         package var appAppleId: Int64?
@@ -33,7 +35,7 @@ package struct NotificationPayload: Decodable, Equatable, Sendable {
     /// The app and environment the payload names, wherever it names them.
     package var envelope: Envelope? {
         if let data { return Envelope(appAppleId: data.appAppleId, bundleId: data.bundleId, environment: data.environment) }
-        return summary ?? externalPurchaseToken ?? appData
+        return summary ?? externalPurchaseToken ?? appData ?? unclaimInfo
     }
 }
 

@@ -116,7 +116,10 @@ package struct SignedItemVerifier: Sendable {
         else {
             throw .init(refusal: .malformed, message: "the notification is signed but its payload is not the expected JSON")
         }
-        guard let envelope = payload.envelope, let app = apps.first(where: { $0.bundleID == envelope.bundleId }) else {
+        guard let envelope = payload.envelope else {
+            throw .init(refusal: .bundle, message: "the notification names no app (none of data, summary, appData, unclaimInfo, ...)")
+        }
+        guard let app = apps.first(where: { $0.bundleID == envelope.bundleId }) else {
             throw .init(
                 refusal: .bundle,
                 message: "the notification is for bundle \"\(payload.envelope?.bundleId?.prefix(80) ?? "")\", not "
