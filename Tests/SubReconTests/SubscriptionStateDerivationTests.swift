@@ -174,6 +174,26 @@ import Testing
         #expect(state.expirationIntent == nil)
     }
 
+    /// A token set after the purchase (Set App Account Token) shows on the renewal info before a
+    /// later transaction carries it; the transaction's own token wins when it has one.
+    @Test func theRenewalInfosTokenStandsInForATransactionWithout() throws {
+        let token = "3c1f6a0e-9b2d-4c7e-8f41-5a6b7c8d9e0f"
+        var renewal = PendingRenewal(originalTransactionID: "1000", productID: Self.monthly, autoRenewStatus: true)
+        renewal.appAccountToken = token
+        var transaction = Self.tx(1, purchase: Self.now - Self.day, expires: Self.now + 29 * Self.day)
+        let fromRenewal = try #require(
+            SubscriptionStateDerivation.derive(transactions: [transaction], pendingRenewals: [renewal], nowMs: Self.now).states.first)
+        #expect(fromRenewal.appAccountToken == token)
+        transaction.appAccountToken = "0b7c1a52-55a4-4d1e-9d59-5bd7e1d4c6a3"
+        let own = try #require(
+            SubscriptionStateDerivation.derive(transactions: [transaction], pendingRenewals: [renewal], nowMs: Self.now).states.first)
+        #expect(own.appAccountToken == "0b7c1a52-55a4-4d1e-9d59-5bd7e1d4c6a3")
+        // The signed renewal info's field is read (and lower-cased) into the model.
+        let scanned = try SignedRenewalPayload.scan(
+            Array(#"{"originalTransactionId":"1000","appAccountToken":"3C1F6A0E-9B2D-4C7E-8F41-5A6B7C8D9E0F"}"#.utf8))
+        #expect(scanned.pendingRenewal.appAccountToken == token)
+    }
+
     @Test func refundCarriesItsCancellationDateAndEntitlesNothing() throws {
         let result = SubscriptionStateDerivation.derive(
             transactions: [Self.tx(1, purchase: Self.now - 10 * Self.day, expires: Self.now + 20 * Self.day, cancelled: Self.now - Self.day)],

@@ -223,7 +223,7 @@ extension ScannedValue {
 extension SignedRenewalPayload {
     private static let keys: [StaticString] = [
         "originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "expirationIntent",
-        "isInBillingRetryPeriod", "gracePeriodExpiresDate", "signedDate", "environment",
+        "isInBillingRetryPeriod", "gracePeriodExpiresDate", "signedDate", "environment", "appAccountToken",
     ]
 
     package static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
@@ -232,7 +232,7 @@ extension SignedRenewalPayload {
                 originalTransactionId: v[0].text, productId: v[1].text, autoRenewProductId: v[2].text,
                 autoRenewStatus: try v[3].number().map { Int($0) }, expirationIntent: try v[4].number().map { Int($0) },
                 isInBillingRetryPeriod: v[5].flag, gracePeriodExpiresDate: try v[6].number(), signedDate: try v[7].number(),
-                environment: v[8].text)
+                environment: v[8].text, appAccountToken: v[9].text)
         }
     }
 }

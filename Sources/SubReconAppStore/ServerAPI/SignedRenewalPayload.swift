@@ -12,6 +12,7 @@ package struct SignedRenewalPayload: Decodable, Equatable {
     package var gracePeriodExpiresDate: Int64?
     package var signedDate: Int64?
     package var environment: String?
+    package var appAccountToken: String? = nil
 
     /// Our model of the renewal info: verifyReceipt's `pending_renewal_info` fields. An absent
     /// field stays unknown (nil), never false.
@@ -19,6 +20,7 @@ package struct SignedRenewalPayload: Decodable, Equatable {
         PendingRenewal(
             originalTransactionID: originalTransactionId, productID: productId, autoRenewProductID: autoRenewProductId,
             autoRenewStatus: autoRenewStatus.map { $0 == 1 }, expirationIntent: expirationIntent,
-            isInBillingRetryPeriod: isInBillingRetryPeriod, gracePeriodExpiresDateMs: gracePeriodExpiresDate)
+            isInBillingRetryPeriod: isInBillingRetryPeriod, gracePeriodExpiresDateMs: gracePeriodExpiresDate,
+            appAccountToken: appAccountToken?.lowercased())
     }
 }

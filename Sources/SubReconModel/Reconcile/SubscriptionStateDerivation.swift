@@ -78,7 +78,7 @@ public enum SubscriptionStateDerivation {
                 autoRenewProductID: renewal?.autoRenewProductID, expirationIntent: renewal?.expirationIntent,
                 isInBillingRetry: renewal?.isInBillingRetryPeriod, cancellationDateMs: top.cancellationDateMs,
                 ownershipType: top.ownershipType, latestTransactionID: top.transactionID,
-                appAccountToken: top.appAccountToken)
+                appAccountToken: top.appAccountToken ?? renewal?.appAccountToken)
         }
         guard let best = sorted.first(where: { $0.cancellationDateMs == nil }) else { return nil }
         let expires = best.expiresDateMs!
@@ -100,6 +100,7 @@ public enum SubscriptionStateDerivation {
             gracePeriodExpiresDateMs: renewal?.gracePeriodExpiresDateMs,
             isInBillingRetry: renewal?.isInBillingRetryPeriod,
             ownershipType: best.ownershipType, latestTransactionID: sorted[0].transactionID,
-            appAccountToken: best.appAccountToken)
+            // A token set after the purchase shows on the renewal info before a later transaction carries it.
+            appAccountToken: best.appAccountToken ?? renewal?.appAccountToken)
     }
 }
