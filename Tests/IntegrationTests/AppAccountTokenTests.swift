@@ -47,4 +47,18 @@ import Testing
         #expect(forgotten.tokens == 1)
         #expect(try await ForgetUserTests.cells(holding: Self.token, in: world.store).filter { !$0.hasPrefix("notifications.") }.isEmpty)
     }
+
+    /// `appTransactionId` (the app download a purchase belongs to) is recorded in `subscriptions`
+    /// where Apple sends it: the Server API's signed transactions carry it, verifyReceipt does not.
+    @Test(arguments: StoreKind.allCases) func theAppTransactionIDIsRecordedFromSignedTransactions(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
+        #expect(try await world.runServerAPI().exitCode == 0)
+        let stored = try await world.store.withReadSnapshot { db in
+            try await db.all("SELECT app_transaction_id FROM subscriptions") { try $0.text("app_transaction_id") }
+        }
+        #expect(stored == [ServerAPIIdentifiers.appTransactionID(subscriberID: subscriber.id)])
+        #expect(try await world.subscriptions().first?.appTransactionID == ServerAPIIdentifiers.appTransactionID(subscriberID: subscriber.id))
+    }
 }

@@ -34,6 +34,7 @@ struct ServerAPIMappingTests {
         #expect(transaction.ownershipType == "PURCHASED")
         #expect(transaction.subscriptionGroupIdentifier == "55555")
         #expect(transaction.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(transaction.appTransactionID == "71134")
         #expect(transaction.periodKey == "34343")
         #expect(payload.environment == "LocalTesting")
     }

@@ -239,6 +239,8 @@ struct ServerAPIBodyRenderer {
         if let token = subscriber.appAccountToken {
             json.field("appAccountToken", token)
         }
+        // The app download the purchase belongs to (App Store Server API 1.15): one per account.
+        json.field("appTransactionId", ServerAPIIdentifiers.appTransactionID(subscriberID: subscriber.id))
         json.field("inAppOwnershipType", subscriber.ownership.rawValue)
         json.field("signedDate", number: nowMs)
         if let cancellationMs = transaction.cancellationMs {
@@ -348,6 +350,12 @@ public enum ServerAPIIdentifiers {
     /// id, so it is stable across calls (lowercase, like Apple's).
     public static func appAccountToken(subscriberID: Int64) -> String {
         uuid(seed: UInt64(bitPattern: subscriberID) ^ 0xACC0_0A7_70CE)
+    }
+
+    /// The `appTransactionId` of every transaction of an account: a digit string derived from the
+    /// subscriber id, like Apple's.
+    public static func appTransactionID(subscriberID: Int64) -> String {
+        String(704_000_000_000_000 + subscriberID)
     }
 
     /// A version-4-shaped lowercase UUID that only depends on `seed`.

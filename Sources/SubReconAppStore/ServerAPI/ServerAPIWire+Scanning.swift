@@ -156,6 +156,7 @@ extension SignedTransactionPayload {
         "subscriptionGroupIdentifier", "purchaseDate", "expiresDate", "type", "appAccountToken", "inAppOwnershipType",
         "signedDate", "revocationDate", "revocationReason", "isUpgraded", "offerType", "offerDiscountType", "environment",
         "price", "currency", "storefront", "offerPeriod", "transactionReason", "revocationType", "revocationPercentage",
+        "appTransactionId",
     ]
 
     package static func scan(_ bytes: [UInt8]) throws(ServerAPIScanning.Malformed) -> Self {
@@ -186,7 +187,7 @@ extension SignedTransactionPayload {
                 offerPeriod: v[21].moneyText(named: "offerPeriod", problems: &problems),
                 transactionReason: v[22].moneyText(named: "transactionReason", problems: &problems),
                 revocationType: v[23].moneyText(named: "revocationType", problems: &problems),
-                revocationPercentage: percentage, moneyProblems: problems.isEmpty ? nil : problems)
+                revocationPercentage: percentage, appTransactionId: v[25].text, moneyProblems: problems.isEmpty ? nil : problems)
         }
     }
 }

@@ -28,6 +28,8 @@ package struct SignedTransactionPayload: Decodable, Equatable {
     package var transactionReason: String?
     package var revocationType: String?
     package var revocationPercentage: Int64?
+    /// The app download the purchase belongs to (App Store Server API 1.15).
+    package var appTransactionId: String? = nil
     /// Money fields that were present but malformed (left nil above), for the log; nil when none.
     /// The state still applies: a bad price must never cost a customer their subscription.
     package var moneyProblems: [String]?
@@ -44,7 +46,7 @@ package struct SignedTransactionPayload: Decodable, Equatable {
             isTrialPeriod: introductory && offerDiscountType == "FREE_TRIAL",
             isInIntroOfferPeriod: introductory && (offerDiscountType == "PAY_AS_YOU_GO" || offerDiscountType == "PAY_UP_FRONT"),
             ownershipType: inAppOwnershipType, subscriptionGroupIdentifier: subscriptionGroupIdentifier,
-            appAccountToken: appAccountToken?.lowercased(), money: money)
+            appAccountToken: appAccountToken?.lowercased(), money: money, appTransactionID: appTransactionId)
     }
 
     /// The period's money as Apple signed it.

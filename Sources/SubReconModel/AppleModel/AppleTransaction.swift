@@ -19,6 +19,8 @@ public struct AppleTransaction: Sendable, Equatable {
     public var appAccountToken: String?
     /// The period's price, offer and refund as signed data gives them; nil from verifyReceipt.
     public var money: TransactionMoney?
+    /// The app download the purchase belongs to (`appTransactionId`, App Store Server API 1.15).
+    public var appTransactionID: String?
 
     public init(
         transactionID: String?, originalTransactionID: String?, webOrderLineItemID: String? = nil,
@@ -26,8 +28,9 @@ public struct AppleTransaction: Sendable, Equatable {
         cancellationDateMs: Int64? = nil, cancellationReason: String? = nil, isUpgraded: Bool = false,
         isTrialPeriod: Bool? = nil, isInIntroOfferPeriod: Bool? = nil, ownershipType: String? = nil,
         subscriptionGroupIdentifier: String? = nil, appAccountToken: String? = nil,
-        money: TransactionMoney? = nil
+        money: TransactionMoney? = nil, appTransactionID: String? = nil
     ) {
+        self.appTransactionID = appTransactionID
         self.money = money
         self.appAccountToken = appAccountToken
         self.transactionID = transactionID

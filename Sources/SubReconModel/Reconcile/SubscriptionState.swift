@@ -20,13 +20,17 @@ public struct SubscriptionState: Sendable, Equatable {
     public var latestTransactionID: String?
     /// The governing transaction's `appAccountToken`, when Apple sent one.
     public var appAccountToken: String?
+    /// The governing transaction's `appTransactionId` (the app download it belongs to), when Apple sent one.
+    public var appTransactionID: String?
 
     public init(
         originalTransactionID: String, productID: String, status: SubscriptionStatus, expiresDateMs: Int64,
         autoRenewStatus: Bool? = nil, autoRenewProductID: String? = nil, expirationIntent: Int? = nil,
         gracePeriodExpiresDateMs: Int64? = nil, isInBillingRetry: Bool? = nil, cancellationDateMs: Int64? = nil,
-        ownershipType: String? = nil, latestTransactionID: String? = nil, appAccountToken: String? = nil
+        ownershipType: String? = nil, latestTransactionID: String? = nil, appAccountToken: String? = nil,
+        appTransactionID: String? = nil
     ) {
+        self.appTransactionID = appTransactionID
         self.latestTransactionID = latestTransactionID
         self.appAccountToken = appAccountToken
         self.originalTransactionID = originalTransactionID

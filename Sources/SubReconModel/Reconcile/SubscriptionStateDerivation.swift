@@ -78,7 +78,7 @@ public enum SubscriptionStateDerivation {
                 autoRenewProductID: renewal?.autoRenewProductID, expirationIntent: renewal?.expirationIntent,
                 isInBillingRetry: renewal?.isInBillingRetryPeriod, cancellationDateMs: top.cancellationDateMs,
                 ownershipType: top.ownershipType, latestTransactionID: top.transactionID,
-                appAccountToken: top.appAccountToken ?? renewal?.appAccountToken)
+                appAccountToken: top.appAccountToken ?? renewal?.appAccountToken, appTransactionID: top.appTransactionID)
         }
         guard let best = sorted.first(where: { $0.cancellationDateMs == nil }) else { return nil }
         let expires = best.expiresDateMs!
@@ -101,6 +101,6 @@ public enum SubscriptionStateDerivation {
             isInBillingRetry: renewal?.isInBillingRetryPeriod,
             ownershipType: best.ownershipType, latestTransactionID: sorted[0].transactionID,
             // A token set after the purchase shows on the renewal info before a later transaction carries it.
-            appAccountToken: best.appAccountToken ?? renewal?.appAccountToken)
+            appAccountToken: best.appAccountToken ?? renewal?.appAccountToken, appTransactionID: best.appTransactionID)
     }
 }

@@ -40,7 +40,7 @@ public struct StoredSubscription: Sendable, Equatable {
         expirationIntent: Int? = nil, gracePeriodExpiresDateMs: Int64? = nil, isInBillingRetry: Bool? = nil,
         cancellationDateMs: Int64? = nil, ownershipType: String? = nil, environment: ReceiptEnvironment, lastVerifiedAt: Int64,
         firstSeenAt: Int64, updatedAt: Int64, flag: String? = nil, latestTransactionID: String? = nil,
-        appAccountToken: String? = nil
+        appAccountToken: String? = nil, appTransactionID: String? = nil
     ) {
         self.init(
             SubscriptionState(
@@ -48,7 +48,8 @@ public struct StoredSubscription: Sendable, Equatable {
                 expiresDateMs: expiresDateMs, autoRenewStatus: autoRenewStatus, autoRenewProductID: autoRenewProductID,
                 expirationIntent: expirationIntent, gracePeriodExpiresDateMs: gracePeriodExpiresDateMs,
                 isInBillingRetry: isInBillingRetry, cancellationDateMs: cancellationDateMs, ownershipType: ownershipType,
-                latestTransactionID: latestTransactionID, appAccountToken: appAccountToken),
+                latestTransactionID: latestTransactionID, appAccountToken: appAccountToken,
+                appTransactionID: appTransactionID),
             userID: userID, receiptID: receiptID, environment: environment, lastVerifiedAt: lastVerifiedAt,
             firstSeenAt: firstSeenAt, updatedAt: updatedAt, flag: flag)
     }
@@ -84,5 +85,6 @@ extension StoredSubscription {
             && same(a.productID, b.productID) && same(a.autoRenewProductID, b.autoRenewProductID)
             && same(a.ownershipType, b.ownershipType) && same(flag, stored.flag)
             && same(a.latestTransactionID, b.latestTransactionID) && same(a.appAccountToken, b.appAccountToken)
+            && same(a.appTransactionID, b.appTransactionID)
     }
 }

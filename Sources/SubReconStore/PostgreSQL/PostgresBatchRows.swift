@@ -46,7 +46,7 @@ package struct PostgresBatchRows {
                 SQLArgument(s.gracePeriodExpiresDateMs), Self.flag(s.isInBillingRetry), SQLArgument(s.cancellationDateMs),
                 SQLArgument(s.ownershipType), .text(s.environment.rawValue), .integer(s.lastVerifiedAt),
                 .integer(s.firstSeenAt), .integer(s.updatedAt), SQLArgument(s.flag), SQLArgument(s.latestTransactionID),
-                SQLArgument(s.appAccountToken),
+                SQLArgument(s.appAccountToken), SQLArgument(s.appTransactionID),
             ])
         }
         // One row per receipt, too: several notifications of one batch may touch one receipt. The

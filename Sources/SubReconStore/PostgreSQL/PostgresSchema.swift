@@ -14,7 +14,7 @@ package enum PostgresSchema {
         ("v1", v1), ("v2-run-lock", v2), ("v3-subscription-changes", v3), ("v4-server-api", v4), ("v5-claims", v5),
         ("v6-api-rate", v6), ("v7-notifications", v7), ("v8-write-costs", v8),
         ("v9-ledger", v9), ("v10-apple-reports", v10), ("v11-apps", v11),
-        ("v12-app-account-tokens", v12),
+        ("v12-app-account-tokens", v12), ("v13-app-transaction-id", v13),
     ]
 
     /// Creates or migrates the schema. Several workers starting at once take turns on a
@@ -122,6 +122,9 @@ package enum PostgresSchema {
 
     /// Who a purchase belongs to (see `SchemaSQL.v12AppAccountTokens`).
     package static let v12 = translate(SchemaSQL.v12AppAccountTokens)
+
+    /// The app download of a subscription's purchase (see `SchemaSQL.v13AppTransactionID`).
+    package static let v13 = translate(SchemaSQL.v13AppTransactionID)
 
     /// Notifications V2; a change made by a notification has no run but the notification's uuid.
     package static let v7 = translate(SchemaSQL.v7Notifications) + """

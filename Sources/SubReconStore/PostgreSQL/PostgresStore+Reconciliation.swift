@@ -136,7 +136,8 @@ extension StoredSubscription {
             firstSeenAt: try row["first_seen_at"].decode(Int64.self), updatedAt: try row["updated_at"].decode(Int64.self),
             flag: try row["flag"].decode(String?.self),
             latestTransactionID: try row["latest_transaction_id"].decode(String?.self),
-            appAccountToken: try row["app_account_token"].decode(String?.self))
+            appAccountToken: try row["app_account_token"].decode(String?.self),
+            appTransactionID: try row["app_transaction_id"].decode(String?.self))
     }
 }
 

@@ -10,7 +10,7 @@ extension StoredSubscription: FetchableRecord {
         user_id, original_transaction_id, receipt_id, product_id, status, expires_date_ms, auto_renew_status,
         auto_renew_product_id, expiration_intent, grace_period_expires_date_ms, is_in_billing_retry,
         cancellation_date_ms, ownership_type, environment, last_verified_at, first_seen_at, updated_at, flag,
-        latest_transaction_id, app_account_token
+        latest_transaction_id, app_account_token, app_transaction_id
         """
 
     /// The current row of `SELECT \(selectedColumns) FROM subscriptions`.
@@ -24,7 +24,7 @@ extension StoredSubscription: FetchableRecord {
             cancellationDateMs: row.optionalInt64(11), ownershipType: row.optionalText(12), environment: environment,
             lastVerifiedAt: row.int64(14), firstSeenAt: row.int64(15), updatedAt: row.int64(16),
             flag: row.optionalText(17), latestTransactionID: row.optionalText(18),
-            appAccountToken: row.optionalText(19))
+            appAccountToken: row.optionalText(19), appTransactionID: row.optionalText(20))
     }
 
     /// A `SELECT *` row, by column name (`subscriptions(ofUser:)`, reports).
@@ -38,7 +38,8 @@ extension StoredSubscription: FetchableRecord {
             isInBillingRetry: row["is_in_billing_retry"], cancellationDateMs: row["cancellation_date_ms"],
             ownershipType: row["ownership_type"], environment: environment, lastVerifiedAt: row["last_verified_at"],
             firstSeenAt: row["first_seen_at"], updatedAt: row["updated_at"], flag: row["flag"],
-            latestTransactionID: row["latest_transaction_id"], appAccountToken: row["app_account_token"])
+            latestTransactionID: row["latest_transaction_id"], appAccountToken: row["app_account_token"],
+            appTransactionID: row["app_transaction_id"])
     }
 
     /// The stored status and environment, which the schema's CHECKs keep to the vocabulary.

@@ -162,6 +162,9 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v12-app-account-tokens") { db in
             try db.execute(sql: SchemaSQL.v12AppAccountTokens)
         }
+        migrator.registerMigration("v13-app-transaction-id") { db in
+            try db.execute(sql: SchemaSQL.v13AppTransactionID)
+        }
         return migrator
     }
 }

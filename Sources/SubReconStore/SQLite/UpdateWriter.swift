@@ -23,8 +23,8 @@ package struct UpdateWriter {
                     expires_date_ms, auto_renew_status, auto_renew_product_id, expiration_intent,
                     grace_period_expires_date_ms, is_in_billing_retry, cancellation_date_ms, ownership_type,
                     environment, last_verified_at, first_seen_at, updated_at, flag, latest_transaction_id,
-                    app_account_token)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    app_account_token, app_transaction_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 \(SchemaSQL.subscriptionUpsert)
                 """)
         // An unchanged answer changes only `last_verified_at`: SQLite re-indexes by the columns a
@@ -107,7 +107,7 @@ package struct UpdateWriter {
                 s.userID, s.originalTransactionID, s.receiptID, s.productID, s.status.rawValue, s.expiresDateMs,
                 s.autoRenewStatus, s.autoRenewProductID, s.expirationIntent, s.gracePeriodExpiresDateMs,
                 s.isInBillingRetry, s.cancellationDateMs, s.ownershipType, s.environment.rawValue, s.lastVerifiedAt,
-                s.firstSeenAt, s.updatedAt, s.flag, s.latestTransactionID, s.appAccountToken)
+                s.firstSeenAt, s.updatedAt, s.flag, s.latestTransactionID, s.appAccountToken, s.appTransactionID)
         }
         for r in update.newRenewals {
             try insertRenewal.run(values: r.insertValues)

@@ -316,6 +316,9 @@ package enum SchemaSQL {
         CREATE INDEX app_account_tokens_user ON app_account_tokens(user_id)
         """
 
+    /// The app download a subscription's purchase belongs to (`appTransactionId`), where Apple sends it.
+    package static let v13AppTransactionID = "ALTER TABLE subscriptions ADD COLUMN app_transaction_id TEXT"
+
     /// What was stored for a day before (its digest tells a reissue from the same file again).
     package static let appleReportDaySHA = "SELECT sha256 FROM apple_report_days WHERE day = ?"
     /// The stored days in `[since, until)` (text dates compare as dates).
@@ -377,7 +380,7 @@ package enum SchemaSQL {
             environment = excluded.environment, last_verified_at = excluded.last_verified_at,
             updated_at = excluded.updated_at, flag = excluded.flag,
             latest_transaction_id = excluded.latest_transaction_id,
-            app_account_token = excluded.app_account_token
+            app_account_token = excluded.app_account_token, app_transaction_id = excluded.app_transaction_id
         """
 
     /// A period's ledger replaced by signed data, unless newer signed data is stored: parameters
