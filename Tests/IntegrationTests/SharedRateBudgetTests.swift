@@ -1,4 +1,6 @@
 import AppStoreSimulator
+import AppleSignedData
+import Crypto
 import Foundation
 import Logging
 import Synchronization
@@ -103,5 +105,76 @@ import Testing
         // ... and Apple (the simulator) never had to say 429.
         #expect(world.simulator.statistics().serverAPIRateLimited == 0)
         #expect(summaries.values.allSatisfy { $0.serverAPI?.rateLimited == 0 })
+    }
+
+    /// Two apps, each with its own budget (Apple's limit is per app), split by three workers on
+    /// one database: each app's reserved slots never overlap and come exactly at its own rate, the
+    /// two apps' slots run side by side (together above either budget), and the simulator, which
+    /// answers 429 above each app's own limit, never has to.
+    @Test func twoAppsEachKeepTheirOwnBudgetAcrossWorkers() async throws {
+        let newsKey = P256.Signing.PrivateKey()
+        let world = try await TestWorld.make(
+            apiRateLimit: 30, store: .postgres,
+            otherApps: [
+                SimulatedApp(bundleID: "com.example.news", appAppleID: 1_480_000_101, apiPublicKey: newsKey.publicKey, apiRateLimit: 25)
+            ])
+        defer { Task { await world.close() } }
+        let postgres = try #require(world.postgres)
+        var rows: [ImportRow] = []
+        for (appIndex, app) in [SimulatedProducts.bundleID, "com.example.news"].enumerated() {
+            for index in 0..<30 {
+                var subscriber = SimulatedScenario.active.subscriber(
+                    id: Int64(1_000 * (appIndex + 1) + index), nowMs: world.clock.nowMs, paddingBytes: 200)
+                subscriber.bundleID = app
+                world.simulator.register(subscriber)
+                rows.append(
+                    ImportRow(
+                        line: rows.count + 2, userID: "\(app)-\(index)", receiptData: SimulatedReceipt.encode(subscriber),
+                        bundleID: app))
+            }
+        }
+        _ = try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
+        var settings = try world.serverAPISettings(concurrency: 8, rate: 25)
+        settings.apps[0].bundleID = SimulatedProducts.bundleID
+        var news = try #require(settings.serverAPI)
+        news.key = AppStoreAPIKey(privateKey: newsKey, keyID: "NEWSKEY001", issuerID: news.key.issuerID, bundleID: "com.example.news")
+        news.requestsPerSecond = 20
+        settings.apps.append(
+            AppSettings(bundleID: "com.example.news", appleAPI: .serverAPI, sharedSecret: nil, serverAPI: news, products: []))
+
+        let recorded = Mutex<[SlotReservation]>([])
+        var workers: [(name: String, store: PostgresStore)] = []
+        for index in 1...3 {
+            workers.append(("worker-\(index)", try await postgres.open().asWorker("test-host:\(index)")))
+        }
+        let summaries = try await withThrowingTaskGroup(of: RunSummary.self) { group in
+            for (name, store) in workers {
+                var job = LiveWiring(
+                    settings: settings, store: store, clock: world.clock.millisecondsClock, logger: Logger(label: name))
+                job.onAPISlotsReserved = { reservation in recorded.withLock { $0.append(reservation) } }
+                group.addTask { try await job.run(.init(kind: .nightly, selection: .due, pageSize: 4)) }
+            }
+            return try await group.reduce(into: [RunSummary]()) { $0.append($1) }
+        }
+        for (_, store) in workers { await store.close() }
+
+        #expect(summaries.map { $0.count(.updated) }.reduce(0, +) == 60)
+        #expect(try await world.count("SELECT COUNT(*) FROM run_items") == 60)
+        // Each app's slots, told apart by their interval (25/s: 40 ms; 20/s: 50 ms), never overlap.
+        let byBudget = Dictionary(grouping: recorded.withLock { $0 }, by: \.intervalMicros)
+        #expect(Set(byBudget.keys) == [40_000, 50_000], "\(byBudget.keys)")
+        for (_, slots) in byBudget {
+            let sorted = slots.sorted { $0.firstSlotMicros < $1.firstSlotMicros }
+            #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $1.firstSlotMicros >= $0.endMicros })
+        }
+        // Side by side: the two budgets' reserved spans overlap in time.
+        let spans = byBudget.mapValues { slots in
+            (slots.map(\.firstSlotMicros).min() ?? 0, slots.map(\.endMicros).max() ?? 0)
+        }
+        if let a = spans[40_000], let b = spans[50_000] { #expect(a.0 < b.1 && b.0 < a.1, "the apps went one after the other") }
+        let statistics = world.simulator.statistics()
+        #expect(statistics.serverAPIRateLimited == 0)
+        #expect((statistics.serverAPIRequestsByApp["com.example.news"] ?? 0) >= 60)
+        #expect((statistics.serverAPIRequestsByApp[SimulatedProducts.bundleID] ?? 0) >= 60)
     }
 }
