@@ -171,20 +171,7 @@ import Testing
                 SimulatedApp(bundleID: "com.example.games", appAppleID: 1_480_000_102, apiPublicKey: gamesKey.publicKey),
             ])
         defer { Task { await world.close() } }
-        var rows: [ImportRow] = []
-        for (appIndex, app) in [SimulatedProducts.bundleID, Self.news, "com.example.games"].enumerated() {
-            for index in 0..<4 {
-                var subscriber = SimulatedScenario.active.subscriber(
-                    id: Int64(100 * (appIndex + 1) + index), nowMs: world.clock.nowMs, paddingBytes: 200)
-                subscriber.bundleID = app
-                world.simulator.register(subscriber)
-                rows.append(
-                    ImportRow(
-                        line: rows.count + 2, userID: "\(app)-\(index)", receiptData: SimulatedReceipt.encode(subscriber),
-                        bundleID: app))
-            }
-        }
-        _ = try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
+        try await world.importActiveSubscribers(of: [SimulatedProducts.bundleID, Self.news, "com.example.games"], perApp: 4)
         var settings = try world.serverAPISettings()
         func app(_ bundleID: String, _ key: P256.Signing.PrivateKey) throws -> AppSettings {
             var serverAPI = try #require(settings.serverAPI)

@@ -120,20 +120,7 @@ import Testing
             ])
         defer { Task { await world.close() } }
         let postgres = try #require(world.postgres)
-        var rows: [ImportRow] = []
-        for (appIndex, app) in [SimulatedProducts.bundleID, "com.example.news"].enumerated() {
-            for index in 0..<30 {
-                var subscriber = SimulatedScenario.active.subscriber(
-                    id: Int64(1_000 * (appIndex + 1) + index), nowMs: world.clock.nowMs, paddingBytes: 200)
-                subscriber.bundleID = app
-                world.simulator.register(subscriber)
-                rows.append(
-                    ImportRow(
-                        line: rows.count + 2, userID: "\(app)-\(index)", receiptData: SimulatedReceipt.encode(subscriber),
-                        bundleID: app))
-            }
-        }
-        _ = try await world.store.importReceipts(rows, nowMs: world.clock.nowMs)
+        try await world.importActiveSubscribers(of: [SimulatedProducts.bundleID, "com.example.news"], perApp: 30)
         var settings = try world.serverAPISettings(concurrency: 8, rate: 25)
         settings.apps[0].bundleID = SimulatedProducts.bundleID
         var news = try #require(settings.serverAPI)

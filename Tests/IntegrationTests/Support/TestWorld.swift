@@ -198,6 +198,25 @@ final class TestWorld: Sendable {
             .init(kind: kind, selection: selection, dryRun: dryRun, circuitBreaker: circuitBreaker))
     }
 
+    /// `perApp` active accounts bought in each of `apps`, known to the simulator, imported with
+    /// their app (users `BUNDLE-N`).
+    func importActiveSubscribers(of apps: [String], perApp: Int) async throws {
+        var rows: [ImportRow] = []
+        for (appIndex, app) in apps.enumerated() {
+            for index in 0..<perApp {
+                var subscriber = SimulatedScenario.active.subscriber(
+                    id: Int64(1_000 * (appIndex + 1) + index), nowMs: clock.nowMs, paddingBytes: 200)
+                subscriber.bundleID = app
+                simulator.register(subscriber)
+                rows.append(
+                    ImportRow(
+                        line: rows.count + 2, userID: "\(app)-\(index)", receiptData: SimulatedReceipt.encode(subscriber),
+                        bundleID: app))
+            }
+        }
+        _ = try await store.importReceipts(rows, nowMs: clock.nowMs)
+    }
+
     /// Every stored subscription, by user and original transaction id (either store).
     func subscriptions() async throws -> [StoredSubscription] {
         let users = try await store.withReadSnapshot { db in
