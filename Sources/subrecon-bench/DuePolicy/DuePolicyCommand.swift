@@ -46,6 +46,6 @@ struct DuePolicyCommand: AsyncParsableCommand {
             startMs: DuePolicyBenchmark.defaultStartMs, verbose: verbose, keepFolder: keep,
             notifiedShare: notifiedShare, backfill: !noBackfill)).run()
         _ = DuePolicyReport.print(result)
-        if !DuePolicyReport.problems(result).isEmpty { throw ExitCode(1) }
+        if !DuePolicyReport.problems(result).isEmpty { throw ExitCode.failure }
     }
 }

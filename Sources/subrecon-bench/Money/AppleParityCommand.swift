@@ -120,7 +120,7 @@ struct AppleParityCommand: AsyncParsableCommand {
         // Not figures: a wrong answer is a broken report, and the benchmark says so.
         if !problems.isEmpty {
             for problem in problems { print("  BROKEN: " + problem) }
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
     }
 

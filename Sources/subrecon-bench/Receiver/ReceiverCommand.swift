@@ -121,7 +121,7 @@ struct ReceiverCommand: AsyncParsableCommand {
         if postgres {
             guard let found = try BenchPostgres.find(url: postgresURL) else {
                 print("receiver: " + WorkersSuite.noPostgres)
-                throw ExitCode(1)
+                throw ExitCode.failure
             }
             server = found
         }

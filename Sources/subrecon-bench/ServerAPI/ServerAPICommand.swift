@@ -37,7 +37,7 @@ struct ServerAPICommand: AsyncParsableCommand {
         for check in checks { print(check.line) }
         if !problems.isEmpty {
             for problem in problems { print("  BROKEN: " + problem) }
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
     }
 }

@@ -34,6 +34,6 @@ struct ThroughputCommand: AsyncParsableCommand {
             paddingBytes: options.paddingBytes, subreconPath: options.subreconPath, keepFolder: options.keep,
             title: "throughput")).run()
         _ = ThroughputReport.print(result)
-        if !ThroughputReport.problems(result).isEmpty { throw ExitCode(1) }
+        if !ThroughputReport.problems(result).isEmpty { throw ExitCode.failure }
     }
 }

@@ -31,14 +31,14 @@ struct WorkersCommand: AsyncParsableCommand {
         print("machine: \(BenchMachine.description); workers, simulator and PostgreSQL share its cores, figures vary with the host and its load")
         guard let postgres = try suite.postgres() else {
             print("workers: " + WorkersSuite.noPostgres)
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
         let (checks, problems) = try await suite.run(on: postgres, options: options)
         print("summary (figures, not a test: a MISS never fails the benchmark)")
         for check in checks { print(check.line) }
         if !problems.isEmpty {
             for problem in problems { print("  BROKEN: " + problem) }
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
     }
 }
