@@ -79,4 +79,27 @@ import Testing
         #expect(try await ForgetUserTests.cells(holding: otid, in: reopened) == before)
         #expect(world.simulator.appAccountTokenSets().isEmpty)
     }
+
+    /// A Family Sharing purchase subrecon has stored: Apple would refuse (4000185), so `link`
+    /// says so at once and does not ask.
+    @Test func aStoredFamilySharedPurchaseIsRefusedWithoutAskingApple() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        let setup = try ServerAPIBinaryTests().setUp(world)
+        let subscriber = SimulatedScenario.familyShared.subscriber(id: 33, nowMs: world.clock.nowMs, paddingBytes: 200)
+        world.simulator.register(subscriber)
+        _ = try await world.store.importReceipts(
+            [ImportRow(line: 2, userID: "user-family", receiptData: SimulatedReceipt.encode(subscriber))], nowMs: world.clock.nowMs)
+        #expect(try await world.runServerAPI().exitCode == 0)
+        let stored = try #require(try await world.subscriptions().first)
+        #expect(stored.ownershipType == "FAMILY_SHARED")
+        await world.store.close()
+
+        let refused = try await SubreconBinary.run(
+            ["link", "user-family", stored.originalTransactionID], environment: setup.environment)
+
+        #expect(refused.exitCode == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("(4000185, FamilyTransactionNotSupportedError); Apple was not asked"), "\(refused.stderr)")
+        #expect(world.simulator.statistics().setAppAccountTokenRequests == 0)
+    }
 }

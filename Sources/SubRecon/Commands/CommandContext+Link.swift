@@ -32,16 +32,21 @@ extension CommandContext {
         }
         let job = try await liveWiring(flags)
         let store = job.store
-        let (stored, storedToken, target) = try await store.withReadSnapshot { db in
+        let (stored, storedToken, target, ownership) = try await store.withReadSnapshot { db in
             let row = try await db.all(IdentitySQL.user, [.text(userID), .text(userID), .text(userID)]) { row in
                 (try row.integer("stored") ?? 0, try row.text("token"))
             }.first
             let target = try await db.all(
                 IdentitySQL.transaction, [.text(transactionID), .text(transactionID), .text(transactionID), .text(transactionID)]
             ) { row in (try row.requiredText("original_transaction_id"), try row.text("bundle_id")) }.first
-            return (row?.0 ?? 0, row?.1, target)
+            let ownership = try await db.all(IdentitySQL.ownership, [.text(target?.0 ?? transactionID)]) { row in
+                try row.text("ownership_type")
+            }.first ?? nil
+            return (row?.0 ?? 0, row?.1, target, ownership)
         }
         guard stored > 0 else { throw ConfigurationError.unknownUser(userID) }
+        // Apple refuses these (API 1.16 and 1.22): said at once, without asking it.
+        if let refusal = Self.linkRefusal(ownership: ownership) { throw LinkFailure.apple(refusal) }
         let originalTransactionID = target?.0 ?? transactionID
         // The app the stored data names, else every app asked through the Server API in turn.
         let candidates = job.settings.selectedApps.filter { app in
@@ -75,6 +80,19 @@ extension CommandContext {
             }
         }
         throw LinkFailure.apple((failure ?? .unavailable("no app was asked")).description)
+    }
+
+    /// Why Apple would refuse to set a token on a purchase held this way; nil when it would not.
+    static func linkRefusal(ownership: String?) -> String? {
+        switch ownership {
+        case "FAMILY_SHARED":
+            "the purchase is shared through Family Sharing: Apple sets no app account token on it "
+                + "(4000185, FamilyTransactionNotSupportedError); Apple was not asked"
+        case "ASSIGNED":
+            "the purchase was assigned by an organization: Apple sets no app account token on it "
+                + "(4000227, InvalidAssignedTransactionNotSupportedError); Apple was not asked"
+        default: nil
+        }
     }
 
     /// The token stored as the user's, the purchase stored as theirs (a receipt known by its

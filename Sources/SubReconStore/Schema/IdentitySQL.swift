@@ -17,6 +17,10 @@ package enum IdentitySQL {
         UNION ALL
         SELECT r.transaction_id AS original_transaction_id, r.bundle_id FROM receipts r WHERE r.transaction_id = ?
         """
+    /// How a stored subscription's buyer holds it (`PURCHASED`, `FAMILY_SHARED`, `ASSIGNED`).
+    package static let ownership = """
+        SELECT ownership_type FROM subscriptions WHERE original_transaction_id = ? AND ownership_type IS NOT NULL LIMIT 1
+        """
     /// Whether the user already holds the subscription (a receipt of theirs knows it).
     package static let userHolds = """
         SELECT COUNT(*) AS value FROM subscriptions WHERE user_id = ? AND original_transaction_id = ?
