@@ -198,4 +198,35 @@ import Testing
         #expect((statistics.serverAPIRequestsByApp[Self.news] ?? 0) > 0)
         #expect((statistics.serverAPIRequestsByApp[SimulatedProducts.bundleID] ?? 0) > 0)
     }
+
+    /// `parity` with several apps: each app's receipts compared through both APIs with that app's
+    /// own secret and key; nothing written.
+    @Test func parityComparesEachAppWithItsOwnCredentials() async throws {
+        let newsKey = P256.Signing.PrivateKey()
+        let world = try await TestWorld.make(
+            otherApps: [
+                SimulatedApp(
+                    bundleID: Self.news, appAppleID: 1_480_000_101, sharedSecret: "news-secret", apiPublicKey: newsKey.publicKey)
+            ])
+        defer { Task { await world.close() } }
+        try await world.importActiveSubscribers(of: [SimulatedProducts.bundleID, Self.news], perApp: 3)
+        var settings = try world.serverAPISettings()
+        settings.apps[0].bundleID = SimulatedProducts.bundleID
+        settings.apps[0].sharedSecret = SharedSecret(TestWorld.secret)
+        var news = try #require(settings.serverAPI)
+        news.key = AppStoreAPIKey(privateKey: newsKey, keyID: "NEWSKEY001", issuerID: news.key.issuerID, bundleID: Self.news)
+        settings.apps.append(
+            AppSettings(
+                bundleID: Self.news, appleAPI: .serverAPI, sharedSecret: SharedSecret("news-secret"), serverAPI: news,
+                products: []))
+        let job = LiveWiring(settings: settings, store: world.store, clock: world.clock.millisecondsClock, logger: .init(label: "t"))
+
+        let result = try await job.parity(limit: nil)
+
+        #expect(result.receiptsCompared == 6)
+        #expect(result.subscriptionsCompared == 6)
+        #expect(result.differences == [])
+        #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
+        #expect((world.simulator.statistics().serverAPIRequestsByApp[Self.news] ?? 0) > 0)
+    }
 }

@@ -23,11 +23,15 @@ public struct ParityCheck: Sendable {
     let clock: @Sendable () -> Int64
     let concurrency: Int
     let logger: Logger
+    /// Whose receipts are compared: every stored receipt, or one app's of several.
+    let app: AppScope
 
     public init(
         store: any SubscriptionStore, verifyReceipt: any ReceiptVerifier, serverAPI: any ReceiptVerifier,
-        reconciler: ReceiptReconciler, clock: @escaping @Sendable () -> Int64, concurrency: Int, logger: Logger
+        reconciler: ReceiptReconciler, clock: @escaping @Sendable () -> Int64, concurrency: Int, logger: Logger,
+        app: AppScope = .every
     ) {
+        self.app = app
         self.store = store
         self.verifyReceipt = verifyReceipt
         self.serverAPI = serverAPI
@@ -45,7 +49,8 @@ public struct ParityCheck: Sendable {
         while limit.map({ result.receiptsCompared < $0 }) ?? true {
             let pageSize = min(256, limit.map { $0 - result.receiptsCompared } ?? 256)
             // Read, never claimed: the check writes nothing at all.
-            let page = try await store.receipts(.duePreview, after: position, limit: pageSize, nowMs: nowMs, detail: .withServerAPIContext)
+            let page = try await store.receipts(
+                .duePreview, app: app, after: position, limit: pageSize, nowMs: nowMs, detail: .withServerAPIContext)
             guard let last = page.last else { break }
             position = ReceiptCursorPosition(nextDueAt: last.nextDueAt, id: last.id)
             let answers = await ask(page)

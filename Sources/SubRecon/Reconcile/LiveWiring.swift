@@ -69,18 +69,29 @@ public struct LiveWiring: Sendable {
         let transport = CurlTransport(
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
-        let app = settings.apps[0]
-        let limiter = rateLimiter(for: app)
-        let check = ParityCheck(
-            store: store, verifyReceipt: try verifier(transport: transport, app: app, api: .verifyReceipt, limiter: limiter),
-            serverAPI: try verifier(transport: transport, app: app, api: .serverAPI, limiter: limiter),
-            reconciler: ReceiptReconciler(products: settings.products), clock: clock, concurrency: settings.concurrency,
-            logger: logger)
-        do {
-            return try await check.run(limit: limit)
-        } catch {
-            throw .store(error)
+        // Each app with its own credentials for both APIs, its products and its receipts.
+        var total = ParityCheck.Result(receiptsCompared: 0, subscriptionsCompared: 0, subscriptionsDiffering: 0, differences: [])
+        for app in settings.selectedApps {
+            let remaining = limit.map { $0 - total.receiptsCompared }
+            if let remaining, remaining <= 0 { break }
+            let limiter = rateLimiter(for: app)
+            let check = ParityCheck(
+                store: store, verifyReceipt: try verifier(transport: transport, app: app, api: .verifyReceipt, limiter: limiter),
+                serverAPI: try verifier(transport: transport, app: app, api: .serverAPI, limiter: limiter),
+                reconciler: ReceiptReconciler(products: app.products), clock: clock, concurrency: settings.concurrency,
+                logger: logger, app: settings.apps.count > 1 ? .app(app.bundleID ?? "") : .every)
+            let result: ParityCheck.Result
+            do {
+                result = try await check.run(limit: remaining)
+            } catch {
+                throw .store(error)
+            }
+            total.receiptsCompared += result.receiptsCompared
+            total.subscriptionsCompared += result.subscriptionsCompared
+            total.subscriptionsDiffering += result.subscriptionsDiffering
+            total.differences += result.differences
         }
+        return total
     }
 
     /// What every App Store Server API request of an app waits for: its `api_rate`
