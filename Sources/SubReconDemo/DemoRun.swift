@@ -251,18 +251,36 @@ public struct DemoRun: Sendable {
     }
 
     /// One user per simulator scenario (so every status appears), as an app server would export them.
-    public static func sampleReceiptsCSV(nowMs: Int64) -> String {
+    public static func sampleReceiptsCSV(nowMs: Int64, apps: [String] = [SimulatedProducts.bundleID]) -> String {
         var lines = ["user_id,receipt_data,product_id,environment,bundle_id"]
-        for (index, sample) in sampleSubscribers(nowMs: nowMs).enumerated() {
+        for (index, sample) in sampleAccounts(nowMs: nowMs, apps: apps).enumerated() {
             let scenario = sample.scenario
-            let user = "demo-\(String(format: "%02d", index + 1))-\(scenario.rawValue)"
             let environment = scenario.environment == .sandbox ? "Sandbox" : ""
             // Half the receipts arrive without an environment hint, to show 21007 routing too.
             lines.append(
-                "\(user),\(SimulatedReceipt.encode(sample.subscriber)),\(scenario.expectedProductID ?? ""),"
-                    + "\(index % 2 == 0 ? "" : environment),\(SimulatedProducts.bundleID)")
+                "\(sample.user),\(SimulatedReceipt.encode(sample.subscriber)),\(scenario.expectedProductID ?? ""),"
+                    + "\(index % 2 == 0 ? "" : environment),\(sample.subscriber.bundleID ?? SimulatedProducts.bundleID)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The sample accounts of `apps` (bundle IDs, the first being the simulator's first app): one
+    /// per scenario in the first, as `sampleSubscribers`, and a few in each other, as the demo's
+    /// second app has; each with the user ID its row in `sampleReceiptsCSV` names.
+    static func sampleAccounts(nowMs: Int64, apps: [String]) -> [(user: String, scenario: SimulatedScenario, subscriber: SimulatedSubscriber)] {
+        var accounts = sampleSubscribers(nowMs: nowMs).enumerated().map { index, sample in
+            var subscriber = sample.subscriber
+            if let first = apps.first, first != SimulatedProducts.bundleID { subscriber.bundleID = first }
+            return ("demo-\(String(format: "%02d", index + 1))-\(sample.scenario.rawValue)", sample.scenario, subscriber)
+        }
+        for (appIndex, app) in apps.enumerated().dropFirst() {
+            for (index, scenario) in [SimulatedScenario.active, .trialActive, .expired, .billingRetry].enumerated() {
+                var subscriber = scenario.subscriber(id: Int64(4_000 + 100 * appIndex + index), nowMs: nowMs)
+                subscriber.bundleID = app
+                accounts.append(("\(app)-\(String(format: "%02d", index + 1))-\(scenario.rawValue)", scenario, subscriber))
+            }
+        }
+        return accounts
     }
 
     /// One account per simulator scenario, in scenario order.

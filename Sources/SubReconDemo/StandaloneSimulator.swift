@@ -40,6 +40,10 @@ public enum StandaloneSimulator {
         public var notificationURL: String?
         public var historyPageSize = 20
         public var registersVerifiedReceipts = true
+        /// subrecon's apps file (`SUBRECON_APPS_FILE`): the simulator then serves every app it
+        /// lists, each with its bundle ID, Apple ID, shared secret and In-App Purchase key, and
+        /// each with its own `apiRateLimit`. Not with the single-app secret and key options.
+        public var appsFile: String?
 
         public init() {}
     }
@@ -48,15 +52,7 @@ public enum StandaloneSimulator {
     /// line saying how each was answered), prints where everything is served, and serves until
     /// cancelled.
     public static func serve(_ request: Request, output: CommandOutput) async throws {
-        var secret: String?
-        if let path = request.sharedSecretFile {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                let line = text.split(separator: "\n").first, !line.isEmpty
-            else {
-                throw SimulatorSetupFailure(message: "cannot read a secret from \(path)", exitStatus: .configuration)
-            }
-            secret = line.trimmingCharacters(in: .whitespaces)
-        }
+        let secret = try request.sharedSecretFile.map(readSecret)
         var options = SimulatorOptions(
             sharedSecret: secret, latency: .milliseconds(request.latencyMs), historyPageSize: request.historyPageSize,
             apiRateLimit: request.apiRateLimit, registersVerifiedReceipts: request.registersVerifiedReceipts,
@@ -65,6 +61,13 @@ public enum StandaloneSimulator {
             options.apiPublicKey = try publicKey(of: apiKeyFile, kind: "an In-App Purchase key")
             options.apiKeyID = request.apiKeyID
             options.apiIssuerID = request.apiIssuerID
+        }
+        var bundleIDs = [SimulatedProducts.bundleID]
+        if let path = request.appsFile {
+            options.apps = try apps(inFile: path, rateLimit: request.apiRateLimit)
+            bundleIDs = options.apps.map(\.bundleID)
+            options.bundleID = bundleIDs[0]
+            options.appAppleID = options.apps[0].appAppleID
         }
         if let ascKeyFile = request.ascKeyFile {
             options.salesReports.ascPublicKey = try publicKey(of: ascKeyFile, kind: "a team App Store Connect API key")
@@ -81,14 +84,20 @@ public enum StandaloneSimulator {
         let port = try await simulator.start(port: request.port)
         // One "now" for both files, so the notifications are about the very accounts in the receipts.
         let sampleNowMs = LiveWiring.wallClockMs()
-        let samples = DemoRun.sampleSubscribers(nowMs: sampleNowMs).map(\.subscriber)
+        let samples = DemoRun.sampleAccounts(nowMs: sampleNowMs, apps: bundleIDs).map(\.subscriber)
         let registersSamples =
             request.writeSampleReceipts != nil || request.writeNotifications != nil || request.notificationURL != nil
         if registersSamples {
             simulator.register(samples)
         }
         if let path = request.writeSampleReceipts {
-            try DemoRun.sampleReceiptsCSV(nowMs: sampleNowMs).write(toFile: path, atomically: true, encoding: .utf8)
+            do {
+                try DemoRun.sampleReceiptsCSV(nowMs: sampleNowMs, apps: bundleIDs)
+                    .write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw SimulatorSetupFailure(
+                    message: "cannot write the sample receipts to \(path): \(error)", exitStatus: .cannotCreateOutput)
+            }
         }
         if request.writeNotifications != nil || request.notificationURL != nil {
             // Everything since each subscription began: older than the history's 180 days too.
@@ -110,12 +119,44 @@ public enum StandaloneSimulator {
         if registersSamples, let first = samples.first {
             sample = "  Sample account \(first.id): transaction \(first.transactionID()), order \(first.orderID())\n"
         }
+        let appLines =
+            request.appsFile == nil
+            ? ""
+            : options.apps.map { app in
+                "  App \(app.bundleID) (Apple ID \(app.appAppleID)): shared secret \(app.sharedSecret == nil ? "any" : "checked"), "
+                    + "Server API key \(app.apiPublicKeyX963 == nil ? "any" : "checked")"
+                    + (app.apiRateLimit.map { ", 429 above \($0)/s" } ?? "") + "\n"
+            }.joined()
         output.out(
             "App Store simulator on 127.0.0.1:\(port)\n  production: \(simulator.productionURL)\n  sandbox:    \(simulator.sandboxURL)\n"
                 + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n"
                 + "  Sales reports: \(simulator.salesReportsURL) (SUBRECON_ASC_URL \(simulator.appStoreConnectBaseURL), vendor \(request.vendorNumber))\n"
-                + sample)
+                + appLines + sample)
         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
+    }
+
+    /// The apps of subrecon's apps file at `path`, as the simulator serves them: what the file does
+    /// not say is accepted from anyone (no secret: any password; no key: any JWT), and an app with
+    /// no `app_apple_id` gets the default one plus its position, so each differs.
+    static func apps(inFile path: String, rateLimit: Double?) throws -> [SimulatedApp] {
+        guard let file = try AppsFile.resolve(environment: [:], flag: path) else { return [] }
+        return try file.apps.enumerated().map { index, app in
+            SimulatedApp(
+                bundleID: app.bundleID, appAppleID: app.appAppleID ?? SimulatorOptions.defaultAppAppleID + Int64(index),
+                sharedSecret: try app.sharedSecretFile.map(readSecret),
+                apiPublicKey: try app.apiKeyFile.map { try publicKey(of: $0, kind: "\(app.bundleID)'s In-App Purchase key") },
+                apiKeyID: app.apiKeyID, apiIssuerID: app.apiIssuerID, apiRateLimit: rateLimit)
+        }
+    }
+
+    /// The first line of the file at `path`; a configuration error (exit 2) naming it otherwise.
+    static func readSecret(_ path: String) throws(SimulatorSetupFailure) -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let line = text.split(separator: "\n").first, !line.trimmingCharacters(in: .whitespaces).isEmpty
+        else {
+            throw SimulatorSetupFailure(message: "cannot read a secret from \(path)", exitStatus: .configuration)
+        }
+        return line.trimmingCharacters(in: .whitespaces)
     }
 
     /// The public half of the `.p8` at `path`; a configuration error (exit 2) naming it otherwise.

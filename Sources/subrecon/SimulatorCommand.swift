@@ -79,6 +79,9 @@ struct SimulatorCommand: AsyncParsableCommand {
     @Option(help: "Signed transactions per transaction-history page (Apple: 20).")
     var historyPageSize: Int = 20
 
+    @Option(help: "subrecon's apps file (SUBRECON_APPS_FILE): serve every app it lists, each with its bundle ID, app_apple_id, shared secret and In-App Purchase key (what it leaves out is not checked), each with its own --api-rate-limit; sample receipts and notifications then cover every app. Not with --shared-secret-file or --api-key-file.")
+    var appsFile: String?
+
     @Flag(inversion: .prefixedNo, help: "Let the Server API learn the account of every receipt verifyReceipt sees (off for huge verify-receipt benchmarks).")
     var registerVerifiedReceipts = true
 
@@ -89,6 +92,10 @@ struct SimulatorCommand: AsyncParsableCommand {
         if vendorNumber.isEmpty { throw ValidationError("--vendor-number must not be empty") }
         if apiKeyFile == nil, apiKeyID != nil || apiIssuerID != nil {
             throw ValidationError("--api-key-id and --api-issuer-id go with --api-key-file")
+        }
+        if appsFile != nil, sharedSecretFile != nil || apiKeyFile != nil {
+            throw ValidationError(
+                "--apps-file gives each app its own secret and key: leave out --shared-secret-file and --api-key-file")
         }
     }
 
@@ -109,6 +116,7 @@ struct SimulatorCommand: AsyncParsableCommand {
         request.notificationURL = notifyURL
         request.historyPageSize = historyPageSize
         request.registersVerifiedReceipts = registerVerifiedReceipts
+        request.appsFile = appsFile
         try await StandaloneSimulator.serve(request, output: Console.output)
     }
 }
