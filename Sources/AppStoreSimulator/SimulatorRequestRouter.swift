@@ -40,6 +40,8 @@ struct SimulatorRequestRouter: Sendable {
 
     /// The admin endpoint registering accounts for the Server API (see `registerAccounts`).
     static let accountsPath = "/simulator/accounts"
+    /// The admin endpoint answering the Server API counters per app (see `statisticsReply`).
+    static let statisticsPath = "/simulator/statistics"
 
     func reply(to request: SimulatorRequest) -> SimulatorReply {
         if ServerAPIRoute.isServerAPIPath(request.path) {
@@ -51,6 +53,9 @@ struct SimulatorRequestRouter: Sendable {
         if request.path == Self.accountsPath {
             statistics.recordOtherRequest()
             return registerAccounts(request)
+        }
+        if request.path == Self.statisticsPath {
+            return statisticsReply(request)
         }
         return verifyReceiptReply(method: request.method, path: request.path, body: request.body)
     }
@@ -144,7 +149,7 @@ struct SimulatorRequestRouter: Sendable {
             return after(latency, .answer(ServerAPIResponder.unauthorized))
         }
         let bundleID = access.apps.apps[app].bundleID
-        statistics.recordServerAPIRequest(app: bundleID)
+        statistics.recordServerAPIRequest(app: bundleID, atMs: SimulatedClock.wallNowMs())
         if let waitMs = access.admit(app: app) {
             statistics.recordRateLimited(app: bundleID)
             return after(latency, .answer(ServerAPIResponder.rateLimited(retryAfterMs: waitMs)))
@@ -193,6 +198,40 @@ struct SimulatorRequestRouter: Sendable {
     }
 
     // MARK: Admin
+
+    /// `GET /simulator/statistics`: the Server API as Apple's side saw it, for benchmarks that run
+    /// the simulator as its own process: `{"serverAPIRequests":N,"rateLimited":N,"unauthorized":N,
+    /// "apps":[{"bundleId":…,"requests":N,"rateLimited":N,"firstRequestMs":T,"lastRequestMs":T}]}`,
+    /// apps sorted by bundle ID; requests before the bearer check gave them an app count in no app.
+    /// Not counted itself.
+    private func statisticsReply(_ request: SimulatorRequest) -> SimulatorReply {
+        guard request.method == .GET else {
+            return SimulatorReply(delay: .zero, action: .answer(ServerAPIResponder.error(405, 4_000_000, "Use GET.")))
+        }
+        let snapshot = statistics.snapshot()
+        var json = JSONByteWriter(capacity: 256)
+        json.beginObject()
+        json.field("serverAPIRequests", number: Int64(snapshot.serverAPIRequests))
+        json.field("rateLimited", number: Int64(snapshot.serverAPIRateLimited))
+        json.field("unauthorized", number: Int64(snapshot.serverAPIUnauthorized))
+        json.key("apps")
+        json.beginArray()
+        for bundleID in snapshot.serverAPIRequestsByApp.keys.sorted() {
+            json.beginObject()
+            json.field("bundleId", bundleID)
+            json.field("requests", number: Int64(snapshot.serverAPIRequestsByApp[bundleID, default: 0]))
+            json.field("rateLimited", number: Int64(snapshot.serverAPIRateLimitedByApp[bundleID, default: 0]))
+            if let span = snapshot.serverAPIRequestSpanByApp[bundleID] {
+                json.field("firstRequestMs", number: span.lowerBound)
+                json.field("lastRequestMs", number: span.upperBound)
+            }
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return SimulatorReply(delay: .zero, action: .answer(SimulatedHTTPResponse(
+            httpStatus: 200, headers: ServerAPIResponder.jsonHeaders, body: json.bytes, appleStatus: nil)))
+    }
 
     /// `POST /simulator/accounts`: the body is receipt data strings, one per line (blank lines
     /// ignored), as `SimulatedReceipt.encode` makes them. All decodable: each account is

@@ -29,6 +29,9 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var serverAPIRequestsByApp: [String: Int] = [:]
     /// `serverAPIRateLimited` per app: 429s because that app's `apiRateLimit` was exceeded.
     public var serverAPIRateLimitedByApp: [String: Int] = [:]
+    /// Per app, the wall-clock milliseconds of its first and last request counted in
+    /// `serverAPIRequestsByApp`: with the count, the rate the app's clients reached as Apple saw it.
+    public var serverAPIRequestSpanByApp: [String: ClosedRange<Int64>] = [:]
     /// Accounts registered through `POST /simulator/accounts`.
     public var accountsRegisteredByPOST: Int = 0
     /// `GET /v1/salesReports` requests (any outcome).
@@ -64,6 +67,15 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var setAppAccountTokenRequests: Int { serverAPIRequestsByEndpoint[.setAppAccountToken, default: 0] }
     /// All Server API requests.
     public var serverAPIRequests: Int { serverAPIRequestsByEndpoint.values.reduce(0, +) }
+
+    /// App `bundleID`'s Server API requests per second between its first and last request
+    /// (requests after the first ÷ the time between them); nil before two requests.
+    public func serverAPIRate(ofApp bundleID: String) -> Double? {
+        guard let span = serverAPIRequestSpanByApp[bundleID], span.upperBound > span.lowerBound,
+            let requests = serverAPIRequestsByApp[bundleID], requests > 1
+        else { return nil }
+        return Double(requests - 1) * 1000 / Double(span.upperBound - span.lowerBound)
+    }
 
     /// Answers that carried Apple status `status`.
     public func answers(withAppleStatus status: Int) -> Int {

@@ -44,9 +44,13 @@ final class StatisticsRecorder: Sendable {
         counters.withLock { $0.salesReportUnauthorized += 1 }
     }
 
-    /// A Server API request the bearer check gave to app `bundleID`.
-    func recordServerAPIRequest(app bundleID: String) {
-        counters.withLock { $0.serverAPIRequestsByApp[bundleID, default: 0] += 1 }
+    /// A Server API request the bearer check gave to app `bundleID`, at wall-clock `atMs`.
+    func recordServerAPIRequest(app bundleID: String, atMs: Int64) {
+        counters.withLock {
+            $0.serverAPIRequestsByApp[bundleID, default: 0] += 1
+            let span = $0.serverAPIRequestSpanByApp[bundleID]
+            $0.serverAPIRequestSpanByApp[bundleID] = min(span?.lowerBound ?? atMs, atMs)...max(span?.upperBound ?? atMs, atMs)
+        }
     }
 
     func recordRateLimited(app bundleID: String) {

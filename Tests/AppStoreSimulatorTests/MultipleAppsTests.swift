@@ -139,7 +139,32 @@ import Testing
             #expect(statistics.serverAPIRateLimitedByApp == [Self.alpha: limited])
             #expect(statistics.serverAPIRateLimited == limited)
             #expect(statistics.serverAPIRequestsByApp == [Self.alpha: 20, Self.beta: 3])
+
+            // The same counters over HTTP, for a simulator running as its own process.
+            let base = String(simulator.serverAPIProductionBaseURL)
+            let answer = try await apiGet(base + "/simulator/statistics")
+            #expect(answer.status == 200)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+            #expect(json["serverAPIRequests"] as? Int == 23)
+            #expect(json["rateLimited"] as? Int == limited)
+            let apps = try #require(json["apps"] as? [[String: Any]])
+            #expect(apps.map { $0["bundleId"] as? String } == [Self.alpha, Self.beta])
+            #expect(apps.map { $0["requests"] as? Int } == [20, 3])
+            #expect(apps.map { $0["rateLimited"] as? Int } == [limited, 0])
+            let betaSpan = try #require(statistics.serverAPIRequestSpanByApp[Self.beta])
+            #expect(apps[1]["firstRequestMs"] as? Int == Int(betaSpan.lowerBound))
+            #expect(apps[1]["lastRequestMs"] as? Int == Int(betaSpan.upperBound))
+            #expect(try await apiRequest(base + "/simulator/statistics", method: "POST").status == 405)
         }
+    }
+
+    @Test func anAppsRateIsItsRequestsAfterTheFirstOverItsSpan() {
+        var statistics = SimulatorStatistics()
+        statistics.serverAPIRequestsByApp = [Self.alpha: 401, Self.beta: 1]
+        statistics.serverAPIRequestSpanByApp = [Self.alpha: 10_000...12_000, Self.beta: 10_000...10_000]
+        #expect(statistics.serverAPIRate(ofApp: Self.alpha) == 200)
+        #expect(statistics.serverAPIRate(ofApp: Self.beta) == nil)
+        #expect(statistics.serverAPIRate(ofApp: "com.example.none") == nil)
     }
 
     @Test func notificationsCarryTheirAppAndEachAppGetsItsOwnHistory() async throws {
