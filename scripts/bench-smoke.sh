@@ -18,6 +18,15 @@ echo "bench-smoke: debug build, tiny sizes: the figures and PASS/MISS below mean
 "$bin/subrecon-bench" all --subrecon "$bin/subrecon" \
   --receipts 300 --latency-ms 20 --naive-sample 10 --memory-receipts 1000 --subscribers 100 --days 10 \
   --latency-receipts 200 --api-latency-ms 20 --rate-receipts 100 --zero-receipts 300 --workers-receipts 60
+# Two apps, each with its own key and budget, shared by two workers (and verifyReceipt with no rate,
+# the wall-time measurement), on the PostgreSQL scripts/test.sh started.
+if [ -n "${SUBRECON_TEST_POSTGRES_URL:-}" ]; then
+  "$bin/subrecon-bench" workers --subrecon "$bin/subrecon" --workers-receipts 60 --workers-apps 2 --worker-processes 2
+  "$bin/subrecon-bench" workers --subrecon "$bin/subrecon" --workers-receipts 60 --worker-processes 2 \
+    --workers-apple-api verify-receipt --workers-api-rate 0 --workers-simulator-rate-limit 0 --workers-latency-ms 100
+else
+  echo "bench-smoke: two-app workers skipped (no SUBRECON_TEST_POSTGRES_URL)"
+fi
 # The notification receiver under load for a second: 2 keep-alive connections, 600 signed
 # notifications (each sent once; should the load run out of them it stops early,
 # which it says), then the check that every 200 is one stored row. SQLite, and PostgreSQL when

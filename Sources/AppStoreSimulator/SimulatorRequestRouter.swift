@@ -200,7 +200,7 @@ struct SimulatorRequestRouter: Sendable {
     // MARK: Admin
 
     /// `GET /simulator/statistics`: the Server API as Apple's side saw it, for benchmarks that run
-    /// the simulator as its own process: `{"serverAPIRequests":N,"rateLimited":N,"unauthorized":N,
+    /// the simulator as its own process: `{"verifyReceiptRequests":N,"serverAPIRequests":N,"rateLimited":N,"unauthorized":N,
     /// "apps":[{"bundleId":…,"requests":N,"rateLimited":N,"firstRequestMs":T,"lastRequestMs":T}]}`,
     /// apps sorted by bundle ID; requests before the bearer check gave them an app count in no app.
     /// Not counted itself.
@@ -211,6 +211,7 @@ struct SimulatorRequestRouter: Sendable {
         let snapshot = statistics.snapshot()
         var json = JSONByteWriter(capacity: 256)
         json.beginObject()
+        json.field("verifyReceiptRequests", number: Int64(snapshot.productionRequests + snapshot.sandboxRequests))
         json.field("serverAPIRequests", number: Int64(snapshot.serverAPIRequests))
         json.field("rateLimited", number: Int64(snapshot.serverAPIRateLimited))
         json.field("unauthorized", number: Int64(snapshot.serverAPIUnauthorized))

@@ -146,6 +146,7 @@ import Testing
             #expect(answer.status == 200)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
             #expect(json["serverAPIRequests"] as? Int == 23)
+            #expect(json["verifyReceiptRequests"] as? Int == statistics.productionRequests + statistics.sandboxRequests)
             #expect(json["rateLimited"] as? Int == limited)
             let apps = try #require(json["apps"] as? [[String: Any]])
             #expect(apps.map { $0["bundleId"] as? String } == [Self.alpha, Self.beta])

@@ -63,6 +63,9 @@ struct ReceiptMix: ReceiptSource {
     var nowMs: Int64
     /// Receipt filler bytes (default 3,000: ~4.4 KB of base64, ~7 KB answers).
     var paddingBytes: Int
+    /// The apps (bundle IDs) the receipts are spread over, receipt `index` in app `index % count`;
+    /// empty: every receipt is the simulator's first app's, naming none.
+    var apps: [String] = []
 
     private static let table: [Kind] = Kind.allCases.flatMap { Array(repeating: $0, count: $0.weight) }
     private static let stream: UInt64 = 0x5EED_0001
@@ -74,6 +77,12 @@ struct ReceiptMix: ReceiptSource {
 
     /// The simulated account of receipt `index` (ids seeded by `index + 1`).
     func subscriber(_ index: Int64) -> SimulatedSubscriber {
+        var subscriber = account(index)
+        if !apps.isEmpty { subscriber.bundleID = apps[Int(index % Int64(apps.count))] }
+        return subscriber
+    }
+
+    private func account(_ index: Int64) -> SimulatedSubscriber {
         var random = BenchRandom(stream: Self.stream, index: index)
         let kind = Self.table[Int(random.next() % UInt64(Self.table.count))]
         let id = index + 1
@@ -93,6 +102,6 @@ struct ReceiptMix: ReceiptSource {
         let subscriber = subscriber(index)
         return ReceiptRow(
             userID: "user-\(index + 1)", receiptData: SimulatedReceipt.encode(subscriber),
-            productID: subscriber.subscriptions.first?.productID)
+            productID: subscriber.subscriptions.first?.productID, bundleID: subscriber.bundleID)
     }
 }

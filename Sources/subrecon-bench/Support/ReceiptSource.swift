@@ -8,4 +8,6 @@ struct ReceiptRow: Sendable {
     var userID: String
     var receiptData: String
     var productID: String?
+    /// The app the receipt was bought in, when the source spreads receipts over several apps.
+    var bundleID: String? = nil
 }

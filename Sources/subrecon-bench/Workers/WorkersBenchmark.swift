@@ -6,19 +6,24 @@ import SubReconAppStore
 import SubReconModel
 import SubReconStore
 
-/// Several workers sharing one App Store Server API rate budget through PostgreSQL: N generated
-/// receipts imported into a fresh database, `subrecon simulator` (its own process) answering 429
-/// above a threshold, then W `subrecon run` processes (nightly, server-api mode, each with the same
-/// `SUBRECON_API_RATE`) started together on that database. They split the receipts by claims and
-/// their requests by the shared schedule: together they should reach the rate and no more.
+/// Several workers on one PostgreSQL database: N generated receipts, spread over one or more apps,
+/// imported into a fresh database, `subrecon simulator` (its own process, serving the same apps
+/// file) answering 429 above a threshold per app, then W `subrecon run` processes (nightly) started
+/// together on that database. They split the receipts by claims and each app's requests by that
+/// app's shared schedule: together they should reach each app's rate and no more. With no rate
+/// (0), what is measured is how close they come to the ideal time, requests × latency ÷ (W ×
+/// concurrency).
 struct WorkersBenchmark {
     struct Configuration {
         var receipts: Int
         var workers: Int
-        /// `SUBRECON_API_RATE` of every worker: the budget of all of them together.
+        /// How many apps the receipts are spread over (receipt i in app i mod apps).
+        var apps: Int = 1
+        var appleAPI: AppleAPI = .serverAPI
+        /// Each app's `api_rate`: its budget, all workers together (0: no limit).
         var workerRate: Int
-        /// The simulator's `--api-rate-limit` (429 above it).
-        var simulatorRateLimit: Double
+        /// The simulator's `--api-rate-limit` per app (429 above it); nil: none.
+        var simulatorRateLimit: Double?
         var latencyMs: Int
         var concurrency: Int
         var paddingBytes: Int
@@ -47,6 +52,8 @@ struct WorkersBenchmark {
         var configuration: Configuration
         var registeredAccounts: Int
         var workers: [Worker]
+        /// What the simulator counted, per app and in all.
+        var simulator: BenchAppsSetup.Figures
         /// From the first worker's start to the last one's end, processes and all.
         var wallSeconds: Double
         /// Distinct receipts with a run item, and run items in all.
@@ -55,8 +62,12 @@ struct WorkersBenchmark {
         /// Receipts with more than one run item (verified by two workers).
         var verifiedTwice: Int
 
-        var requests: Int { workers.map(\.requests).reduce(0, +) }
-        var rateLimited: Int { workers.map(\.rateLimited).reduce(0, +) }
+        /// Requests Apple's side received (verifyReceipt or Server API, every app).
+        var requests: Int {
+            configuration.appleAPI == .serverAPI ? simulator.serverAPIRequests : simulator.verifyReceiptRequests
+        }
+        /// 429s as the simulator counted them (every app, every worker).
+        var rateLimited: Int { simulator.rateLimited }
         /// From the first run's start to the last run's end, as the runs recorded them.
         var runsSeconds: Double? {
             let starts = workers.compactMap(\.runStartedAtMs)
@@ -68,6 +79,11 @@ struct WorkersBenchmark {
         }
         /// All workers' requests over the time their runs spanned together.
         var summedRate: Double? { runsSeconds.map { Double(requests) / $0 } }
+        /// Every request's latency, spread over every worker's every slot: the shortest the run
+        /// could take were nothing else to wait for.
+        var idealSeconds: Double {
+            Double(requests) * Double(configuration.latencyMs) / 1000 / Double(configuration.workers * configuration.concurrency)
+        }
     }
 
     let configuration: Configuration
@@ -76,7 +92,9 @@ struct WorkersBenchmark {
         let c = configuration
         let folder = try BenchFolder.make()
         defer { BenchFolder.remove(folder, keep: c.keepFolder) }
-        print("workers: \(BenchFormat.grouped(c.receipts)) receipts, \(c.workers) × `subrecon run` on one PostgreSQL database, server-api, SUBRECON_API_RATE=\(c.workerRate) (for all of them), concurrency \(c.concurrency) each, simulator latency \(c.latencyMs) ms and 429 above \(BenchFormat.fixed(c.simulatorRateLimit, 0))/s, padding \(c.paddingBytes) B")
+        let rate = c.workerRate == 0 ? "no rate limit" : "api_rate \(c.workerRate) per app (for all workers)"
+        let limit = c.simulatorRateLimit.map { "429 above \(BenchFormat.fixed($0, 0))/s per app" } ?? "no 429"
+        print("workers: \(BenchFormat.grouped(c.receipts)) receipts in \(c.apps) app(s), \(c.workers) × `subrecon run` on one PostgreSQL database, \(c.appleAPI.rawValue), \(rate), concurrency \(c.concurrency) each, simulator latency \(c.latencyMs) ms and \(limit), padding \(c.paddingBytes) B")
         if c.keepFolder { print(BenchFormat.line("folder", folder)) }
 
         // 1. A database of its own, and the receipts (through the store's import).
@@ -94,7 +112,8 @@ struct WorkersBenchmark {
 
     private func measure(in database: PostgresLocation, folder: String) async throws -> Result {
         let c = configuration
-        let mix = ReceiptMix(nowMs: SimulatedClock.wallNowMs(), paddingBytes: c.paddingBytes)
+        let bundleIDs = BenchAppsSetup.bundleIDs(count: c.apps)
+        let mix = ReceiptMix(nowMs: SimulatedClock.wallNowMs(), paddingBytes: c.paddingBytes, apps: bundleIDs)
         let watch = Stopwatch()
         var logger = Logger(label: "subrecon-bench")
         logger.logLevel = .warning
@@ -107,15 +126,18 @@ struct WorkersBenchmark {
         }
         print(BenchFormat.line("imported", "\(BenchFormat.grouped(c.receipts)) receipts in \(BenchFormat.fixed(watch.seconds, 1)) s"))
 
-        // 2. The simulator, which learns every account (not measured).
-        let setup = try ServerAPISimulatorSetup.start(
-            subrecon: c.subreconPath, folder: folder, latencyMs: c.latencyMs, historyPageSize: 20,
-            rateLimit: c.simulatorRateLimit)
+        // 2. The simulator, serving the same apps file, which learns every account (not measured;
+        // verifyReceipt needs no telling: the receipt carries its account).
+        let setup = try BenchAppsSetup.start(
+            subrecon: c.subreconPath, folder: folder, apps: c.apps, appleAPI: c.appleAPI, latencyMs: c.latencyMs,
+            workerRate: c.workerRate, simulatorRateLimit: c.simulatorRateLimit)
         defer { setup.simulator.stop() }
-        let accounts = try await AccountRegistration.register(source: mix, count: c.receipts, serverAPIBaseURL: setup.apiURL)
+        let accounts = c.appleAPI == .serverAPI
+            ? try await AccountRegistration.register(source: mix, count: c.receipts, serverAPIBaseURL: setup.simulator.serverAPIURL ?? "")
+            : c.receipts
 
         // 3. The workers, started together; the password goes in a file, as in production.
-        var environment = setup.workerEnvironment(rate: c.workerRate)
+        var environment = setup.workerEnvironment()
         environment.merge(try BenchPostgres.processEnvironment(database, folder: folder)) { $1 }
         let wall = Stopwatch()
         var processes: [ChildProcess] = []
@@ -129,7 +151,8 @@ struct WorkersBenchmark {
         for process in processes { exits.append(await process.waitOffTheCooperativePool()) }
         let wallSeconds = wall.seconds
 
-        // 4. What they recorded.
+        // 4. What they recorded, and what Apple's side saw.
+        let simulator = try await setup.figures()
         let recorded = try await Recorded.read(store)
         await store.close()
         let workers = zip(processes, exits).enumerated().map { index, pair in
@@ -143,7 +166,7 @@ struct WorkersBenchmark {
                 stderrTail: err.split(separator: "\n").suffix(5).joined(separator: "\n    "))
         }
         return Result(
-            configuration: c, registeredAccounts: accounts, workers: workers, wallSeconds: wallSeconds,
+            configuration: c, registeredAccounts: accounts, workers: workers, simulator: simulator, wallSeconds: wallSeconds,
             receiptsRecorded: recorded.receipts, runItems: recorded.runItems, verifiedTwice: recorded.verifiedTwice)
     }
 
@@ -154,7 +177,9 @@ struct WorkersBenchmark {
         while start < configuration.receipts {
             let rows = seeder.makeRows(Int64(start)..<Int64(min(configuration.receipts, start + 1_000)))
             let imports = rows.enumerated().map { offset, row in
-                ImportRow(line: start + offset + 2, userID: row.userID, receiptData: row.receiptData, productID: row.productID)
+                ImportRow(
+                    line: start + offset + 2, userID: row.userID, receiptData: row.receiptData, productID: row.productID,
+                    bundleID: row.bundleID)
             }
             _ = try await store.importReceipts(imports, nowMs: mix.nowMs)
             start += rows.count
