@@ -92,9 +92,39 @@ import Testing
         }
     }
 
-    func report(_ world: TestWorld, _ kind: ReportKind, apps: [String]) async throws -> [[String: String]] {
+    /// Every report made of rows about users takes `--app`: changes, expiring, unrecorded and
+    /// shared as well as the ones with a bundle_id column, each keeping exactly that app's rows.
+    @Test(arguments: StoreKind.allCases) func everyReportOfUsersRowsNarrowsToTheAppNamed(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        try await importTwoApps(world, perApp: 3)
+        // One subscription of each app claimed by a second user too (a shared Apple ID).
+        var shared: [ImportRow] = []
+        for (appIndex, bundleID) in [Self.news, Self.cooking].enumerated() {
+            shared.append(ImportRow(
+                line: 2 + appIndex, userID: bundleID + "-user-shared",
+                receiptData: world.receipt(.active, id: Int64(appIndex * 3 + 1)), bundleID: bundleID))
+        }
+        _ = try await world.store.importReceipts(shared, nowMs: world.clock.nowMs)
+        let job = LiveWiring(
+            settings: settings(world, newsSecret: TestWorld.secret, cookingSecret: TestWorld.secret, concurrency: 4),
+            store: world.store, clock: world.clock.millisecondsClock, logger: Logger(label: "test"))
+        #expect(try await job.run(.init(kind: .nightly, selection: .due)).exitCode == 0)
+
+        for kind in [ReportKind.changes, .expiring, .unrecorded, .shared, .subscriptions, .renewals, .runItems] {
+            let all = try await report(world, kind, apps: [], within: "400d")
+            let users = Set(all.compactMap { $0["user_id"] })
+            #expect(users.contains { $0.hasPrefix(Self.news) } && users.contains { $0.hasPrefix(Self.cooking) }, "\(kind): \(users)")
+            let cooking = try await report(world, kind, apps: [Self.cooking], within: "400d")
+            #expect(!cooking.isEmpty, "\(kind)")
+            #expect(cooking == all.filter { $0["user_id"]?.hasPrefix(Self.cooking) == true }, "\(kind)")
+        }
+    }
+
+    func report(_ world: TestWorld, _ kind: ReportKind, apps: [String], within: String? = nil) async throws -> [[String: String]] {
         var options = try ReportOptions.parse(
-            kind: kind, runID: nil, since: "2024-01-01", until: nil, within: nil, nowMs: world.clock.nowMs)
+            kind: kind, runID: nil, since: kind.takesTimeWindow || kind.takesMoneyOptions ? "2024-01-01" : nil, until: nil,
+            within: kind.takesWithin ? within : nil, nowMs: world.clock.nowMs)
         options.apps = apps
         let box = DataBox()
         try await ReportExporter(store: world.store).export(kind, options: options) { box.append($0) }

@@ -31,7 +31,7 @@ public struct ReportExporter: Sendable {
                 case .changes: try await Self.changes(db, options, &csv)
                 case .expiring: try await Self.expiring(db, options, &csv)
                 case .unrecorded: try await Self.unrecorded(db, options, &csv)
-                case .shared: try await Self.shared(db, &csv)
+                case .shared: try await Self.shared(db, options, &csv)
                 case .notifications: try await Self.notifications(db, options, &csv)
                 case .revenue:
                     for row in try await LedgerWalk.revenueRowsByApp(db, options) { try csv.writeRow(row) }
@@ -227,6 +227,7 @@ public struct ReportExporter: Sendable {
             arguments = [.integer(run)]
         }
         try await db.forEachRow(sql, arguments) { row in
+            guard options.includes(bundleID: try row.text("bundle_id")) else { return }
             try csv.writeRow([
                 number(row.integer("run_id")), row.text("user_id"), row.text("original_transaction_id"), row.text("change"), row.text("old_status"),
                 row.text("new_status"), row.text("old_product_id"), row.text("new_product_id"), time(row.integer("old_expires_date_ms")),
@@ -249,6 +250,7 @@ public struct ReportExporter: Sendable {
         try await db.forEachRow(
             ReportSQL.expiring, [.integer(options.nowMs), .integer(overflow ? Int64.max : end)]
         ) { row in
+            guard options.includes(bundleID: try row.text("bundle_id")) else { return }
             try csv.writeRow([
                 row.text("user_id"), row.text("original_transaction_id"), row.text("product_id"), row.text("status"),
                 time(row.integer("access_ends_ms")), time(row.integer("expires_date_ms")), number(row.integer("expires_date_ms")),
@@ -266,6 +268,7 @@ public struct ReportExporter: Sendable {
         try await db.forEachRow(
             ReportSQL.unrecorded, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
         ) { row in
+            guard options.includes(bundleID: try row.text("bundle_id")) else { return }
             let purchased = try row.integer("purchase_date_ms")
             let imported = try row.integer("receipt_imported_at")
             let afterImport: String? =
@@ -284,10 +287,11 @@ public struct ReportExporter: Sendable {
 
     /// One row per (original_transaction_id, user) for every Apple subscription that more than
     /// one user claims, earliest receipt first: the first claimant is usually the buyer.
-    private static func shared(_ db: any SnapshotQuerying, _ csv: inout CSVWriter) async throws {
+    private static func shared(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
             ReportSQL.shared, []
         ) { row in
+            guard options.includes(bundleID: try row.text("bundle_id")) else { return }
             let status = try row.requiredText("status")
             let entitled = SubscriptionStatus(rawValue: status)?.isEntitled ?? false
             try csv.writeRow([

@@ -20,9 +20,10 @@ public enum ReportKind: String, Sendable, CaseIterable {
     /// The ledger matched against Apple's stored Summary Sales Reports, per Pacific-time day.
     case appleParity = "apple-parity"
 
-    /// Reports whose rows `--app` narrows to the apps it names.
+    /// Reports whose rows `--app` narrows to the apps it names: all but `runs` (a run spans
+    /// apps), the dashboard and apple-parity (Apple's sales reports are one per vendor).
     public var narrowsByApp: Bool {
-        [.subscriptions, .renewals, .runItems, .notifications, .revenue, .metrics].contains(self)
+        ![.runs, .dashboard, .appleParity].contains(self)
     }
 
     /// The header row: the contract's columns, in the contract's order. New kinds follow the

@@ -51,17 +51,20 @@ package enum ReportSQL {
         SELECT c.run_id, c.user_id, c.original_transaction_id, c.change, c.old_status, c.new_status,
                c.old_product_id, c.new_product_id, c.old_expires_date_ms, c.new_expires_date_ms,
                c.old_auto_renew_status, c.new_auto_renew_status, c.old_auto_renew_product_id,
-               c.new_auto_renew_product_id, c.receipt_id, c.recorded_at, c.notification_uuid
+               c.new_auto_renew_product_id, c.receipt_id, c.recorded_at, c.notification_uuid, ra.bundle_id
         FROM subscription_changes c
+        LEFT JOIN subscriptions sa ON sa.user_id = c.user_id AND sa.original_transaction_id = c.original_transaction_id
+        LEFT JOIN receipts ra ON ra.id = COALESCE(c.receipt_id, sa.receipt_id)
         """
     package static let expiring = """
         SELECT * FROM (
-            SELECT user_id, original_transaction_id, product_id, status, expires_date_ms,
-                   grace_period_expires_date_ms, auto_renew_status, auto_renew_product_id, environment,
-                   last_verified_at,
-                   CASE WHEN status = 'grace_period' AND grace_period_expires_date_ms IS NOT NULL
-                        THEN grace_period_expires_date_ms ELSE expires_date_ms END AS access_ends_ms
-            FROM subscriptions WHERE status IN ('active', 'grace_period')) AS entitled
+            SELECT s.user_id, s.original_transaction_id, s.product_id, s.status, s.expires_date_ms,
+                   s.grace_period_expires_date_ms, s.auto_renew_status, s.auto_renew_product_id, s.environment,
+                   s.last_verified_at, r.bundle_id,
+                   CASE WHEN s.status = 'grace_period' AND s.grace_period_expires_date_ms IS NOT NULL
+                        THEN s.grace_period_expires_date_ms ELSE s.expires_date_ms END AS access_ends_ms
+            FROM subscriptions s LEFT JOIN receipts r ON r.id = s.receipt_id
+            WHERE s.status IN ('active', 'grace_period')) AS entitled
         WHERE access_ends_ms >= ? AND access_ends_ms <= ?
         ORDER BY access_ends_ms, user_id, original_transaction_id
         """
@@ -69,7 +72,7 @@ package enum ReportSQL {
         SELECT n.user_id, n.original_transaction_id, n.transaction_id, n.web_order_line_item_id, n.product_id,
                n.purchase_date_ms, n.expires_date_ms, n.cancellation_date_ms, n.is_trial_period,
                n.is_in_intro_offer_period, n.first_seen_at, n.first_seen_run_id, r.kind AS run_kind,
-               n.receipt_id, p.imported_at AS receipt_imported_at
+               n.receipt_id, p.imported_at AS receipt_imported_at, COALESCE(p.bundle_id, n.bundle_id) AS bundle_id
         FROM renewals n
         JOIN runs r ON r.id = n.first_seen_run_id
         LEFT JOIN receipts p ON p.id = n.receipt_id
@@ -78,7 +81,8 @@ package enum ReportSQL {
         """
     package static let shared = """
         SELECT s.original_transaction_id, c.users, s.user_id, s.receipt_id, p.imported_at AS receipt_imported_at,
-               s.product_id, s.status, s.expires_date_ms, s.ownership_type, s.first_seen_at, s.last_verified_at
+               s.product_id, s.status, s.expires_date_ms, s.ownership_type, s.first_seen_at, s.last_verified_at,
+               p.bundle_id
         FROM subscriptions s
         JOIN (SELECT original_transaction_id, COUNT(*) AS users FROM subscriptions
               GROUP BY original_transaction_id HAVING COUNT(*) > 1) c
