@@ -48,6 +48,72 @@ import Testing
         #expect(try await ForgetUserTests.cells(holding: Self.token, in: world.store).filter { !$0.hasPrefix("notifications.") }.isEmpty)
     }
 
+    /// The token can come after the notification: an unmatched notification keeps its
+    /// transaction's token, and once a user registers it, linking applies it to that user. A
+    /// forgotten user's token leaves no trace on a notification still waiting.
+    @Test(arguments: StoreKind.allCases) func aNotificationBeforeItsTokenIsLinkedWhenTheTokenArrives(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        let later = "3c0a8d61-2a35-4a8b-8a8e-0d1f1d5e9b71"
+        let gone = "9a1e4b0c-6f1d-4c3e-bb0e-5d2a7c9e8f10"
+        var subscriber = SimulatedScenario.active.subscriber(id: 9, nowMs: world.clock.nowMs, paddingBytes: 200)
+        subscriber.appAccountToken = later
+        var other = SimulatedScenario.active.subscriber(id: 10, nowMs: world.clock.nowMs, paddingBytes: 200)
+        other.appAccountToken = gone
+        world.simulator.register([subscriber, other])
+        let processor = try world.notificationProcessor()
+        for account in [subscriber, other] {
+            let result = await processor.receive(body: world.simulator.makeNotification(.didRenew, for: account).bodyBytes, source: .receiver)
+            #expect(NotificationProcessingTests.stored(result)?.outcome == .unmatched)
+        }
+        #expect(try await processor.linkUnmatched() == 0, "no token is registered yet")
+
+        _ = try await world.store.importReceipts(
+            [
+                ImportRow(line: 2, userID: "user-later", receiptData: "", appAccountToken: later),
+                ImportRow(line: 3, userID: "user-gone", receiptData: "", appAccountToken: gone),
+            ], nowMs: world.clock.nowMs)
+        _ = try await world.store.forgetUser("user-gone", pseudonym: CommandContext.pseudonym())
+        #expect(try await ForgetUserTests.cells(holding: gone, in: world.store).isEmpty)
+
+        #expect(try await processor.linkUnmatched() == 1)
+        let subscriptions = try await world.store.subscriptions(ofUser: "user-later")
+        #expect(subscriptions.map(\.originalTransactionID) == [String(subscriber.transactionID())])
+        let rows = try await world.report(.notifications)
+        #expect(rows.map { $0["outcome"] } .sorted { ($0 ?? "") < ($1 ?? "") } == ["applied", "unmatched"])
+        #expect(rows.first { $0["outcome"] == "applied" }?["user_id"] == "user-later")
+        // Linked, it keeps the token no more (nor its signed payload).
+        #expect(try await ForgetUserTests.cells(holding: later, in: world.store).allSatisfy { !$0.hasPrefix("notifications.") })
+    }
+
+    /// Through the binary: `notifications import` leaves the notification unmatched, and the
+    /// `import` that registers its token links it, saying so.
+    @Test func importingATokenLinksTheNotificationThatWaitedForIt() async throws {
+        let world = try await TestWorld.make()
+        defer { Task { await world.close() } }
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        let token = "5b7e0c2a-1d4f-4e8a-9c3b-7a6d5e4f3a21"
+        var subscriber = SimulatedScenario.active.subscriber(id: 11, nowMs: world.clock.nowMs, paddingBytes: 200)
+        subscriber.appAccountToken = token
+        world.simulator.register(subscriber)
+        let environment = try ServerAPIBinaryTests().setUp(world).environment
+        let notifications = world.folder + "/notifications.jsonl"
+        try (world.simulator.makeNotification(.didRenew, for: subscriber).body + "\n")
+            .write(toFile: notifications, atomically: true, encoding: .utf8)
+        let stored = try await SubreconBinary.run(["notifications", "import", notifications], environment: environment)
+        #expect(stored.exitCode == 0, "\(stored.stderr)")
+        #expect(try await world.report(.notifications).first?["outcome"] == "unmatched")
+
+        let tokens = world.folder + "/tokens.csv"
+        try "user_id,receipt_data,app_account_token\nuser-later,,\(token)\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        let imported = try await SubreconBinary.run(["import", tokens], environment: environment)
+
+        #expect(imported.exitCode == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.stdout.contains("linked 1 waiting notification(s)"), "\(imported.stdout)")
+        #expect(try await world.report(.notifications).first?["user_id"] == "user-later")
+        #expect(try await world.store.subscriptions(ofUser: "user-later").count == 1)
+    }
+
     /// `appTransactionId` (the app download a purchase belongs to) is recorded in `subscriptions`
     /// where Apple sends it: the Server API's signed transactions carry it, verifyReceipt does not.
     @Test(arguments: StoreKind.allCases) func theAppTransactionIDIsRecordedFromSignedTransactions(store: StoreKind) async throws {

@@ -31,7 +31,7 @@ extension CommandContext {
         }
         let summary = try await importer.importFile(path: file, format: format, nowMs: clock())
         var linked = 0
-        if summary.imported > 0 {
+        if summary.imported > 0 || summary.tokensRegistered > 0 {
             linked = await NotificationProcessor.linkAfterImport(
                 store: store, environment: environment, appsFile: appsFileFlag, logger: logger)
         }

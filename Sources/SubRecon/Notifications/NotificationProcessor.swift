@@ -122,11 +122,17 @@ public struct NotificationProcessor: NotificationIntake {
             subtype: verified.payload.subtype, environment: verified.environment,
             signedDateMs: verified.payload.signedDate, originalTransactionID: verified.transaction?.originalTransactionId,
             transactionID: verified.transaction?.transactionId, source: source, receivedAtMs: nowMs,
-            signedPayload: signedPayload, bundleID: verified.bundleID)
+            signedPayload: signedPayload, bundleID: verified.bundleID,
+            appAccountToken: verified.transaction?.appAccountToken.flatMap(Self.token))
         return (
             NotificationWrite(notification: record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery),
-            verified.transaction?.appAccountToken?.lowercased()
+            verified.transaction?.appAccountToken.flatMap(Self.token)
         )
+    }
+
+    /// A token as stored (lower-case), or nil when what Apple carried is not a UUID.
+    static func token(_ text: String) -> String? {
+        UUID(uuidString: text) == nil ? nil : text.lowercased()
     }
 
     /// A transaction no stored receipt knows yet, whose token the app server registered for a

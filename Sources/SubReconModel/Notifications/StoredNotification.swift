@@ -13,13 +13,17 @@ public struct StoredNotification: Sendable, Equatable {
     public var signedPayload: String
     /// The app it is for (its verified payload's bundle ID).
     public var bundleID: String?
+    /// Its transaction's `appAccountToken` (lower-case), kept while it is unmatched: a token a user
+    /// registers later links it.
+    public var appAccountToken: String?
 
     public init(
         uuid: String, type: String, subtype: String?, environment: ReceiptEnvironment?, signedDateMs: Int64,
         originalTransactionID: String?, transactionID: String?, source: NotificationSource, receivedAtMs: Int64,
-        signedPayload: String, bundleID: String? = nil
+        signedPayload: String, bundleID: String? = nil, appAccountToken: String? = nil
     ) {
         self.bundleID = bundleID
+        self.appAccountToken = appAccountToken
         self.uuid = uuid
         self.type = type
         self.subtype = subtype

@@ -104,7 +104,7 @@ struct InsertNotifications: JSONBatchStatement {
     static let columns = [
         "notification_uuid", "notification_type", "subtype", "environment", "signed_date", "original_transaction_id",
         "transaction_id", "user_id", "receipt_id", "outcome", "source", "received_at", "last_received_at",
-        "signed_payload", "bundle_id",
+        "signed_payload", "bundle_id", "app_account_token",
     ]
     static let sql = """
         INSERT INTO notifications (\(columns.joined(separator: ", ")), deliveries)
@@ -136,7 +136,7 @@ struct LinkNotifications: PostgresPreparedStatement {
     typealias Row = ()
     static let sql = """
         UPDATE notifications SET user_id = x.user_id, receipt_id = x.receipt_id, outcome = x.outcome,
-            signed_payload = NULL
+            signed_payload = NULL, app_account_token = NULL
         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS x(uuid, user_id, receipt_id, outcome)
         WHERE notification_uuid = x.uuid
         """

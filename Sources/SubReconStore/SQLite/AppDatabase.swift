@@ -165,6 +165,9 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v13-app-transaction-id") { db in
             try db.execute(sql: SchemaSQL.v13AppTransactionID)
         }
+        migrator.registerMigration("v14-notification-tokens") { db in
+            try db.execute(sql: SchemaSQL.v14NotificationTokens)
+        }
         return migrator
     }
 }

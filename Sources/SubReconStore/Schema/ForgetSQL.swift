@@ -5,8 +5,8 @@ import SubReconModel
 /// them in one transaction and count the rows each touched.
 package enum ForgetSQL {
     package enum Step: CaseIterable, Sendable {
-        case ledger, subscriptionChanges, runItems, notificationLinks, runs, subscriptions, receiptVersions, receipts,
-            tokens
+        case ledger, subscriptionChanges, runItems, notificationLinks, notificationTokens, runs, subscriptions,
+            receiptVersions, receipts, tokens
     }
 
     package static func statement(_ step: Step) -> (sql: String, pseudonymFirst: Bool) {
@@ -23,6 +23,11 @@ package enum ForgetSQL {
         case .subscriptionChanges: ("DELETE FROM subscription_changes WHERE user_id = ?", false)
         case .runItems: ("DELETE FROM run_items WHERE user_id = ?", false)
         case .notificationLinks: ("UPDATE notifications SET user_id = NULL, receipt_id = NULL WHERE user_id = ?", false)
+        // An unmatched notification carrying one of the user's tokens keeps no trace of it.
+        case .notificationTokens: ("""
+            UPDATE notifications SET app_account_token = NULL
+            WHERE app_account_token IN (SELECT app_account_token FROM app_account_tokens WHERE user_id = ?)
+            """, false)
         case .runs: ("UPDATE runs SET target_user_id = NULL WHERE target_user_id = ?", false)
         case .subscriptions: ("DELETE FROM subscriptions WHERE user_id = ?", false)
         case .receiptVersions: ("DELETE FROM receipt_versions WHERE user_id = ?", false)
@@ -40,7 +45,7 @@ package enum ForgetSQL {
         case .notificationLinks: summary.notificationLinks += rows
         case .runs: summary.runs += rows
         case .subscriptions: summary.subscriptions += rows
-        case .receiptVersions: break
+        case .receiptVersions, .notificationTokens: break
         case .receipts: summary.receipts += rows
         case .tokens: summary.tokens += rows
         }

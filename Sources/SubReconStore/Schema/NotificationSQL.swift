@@ -22,23 +22,25 @@ package enum NotificationSQL {
     package static let insert = """
         INSERT INTO notifications (notification_uuid, notification_type, subtype, environment, signed_date,
             original_transaction_id, transaction_id, user_id, receipt_id, outcome, source, received_at,
-            last_received_at, deliveries, signed_payload, bundle_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+            last_received_at, deliveries, signed_payload, bundle_id, app_account_token)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
         """
 
     /// An unmatched notification that has found its receipt.
     package static let link = """
-        UPDATE notifications SET user_id = ?, receipt_id = ?, outcome = ?, signed_payload = NULL
+        UPDATE notifications SET user_id = ?, receipt_id = ?, outcome = ?, signed_payload = NULL, app_account_token = NULL
         WHERE notification_uuid = ?
         """
 
-    /// Unmatched notifications some stored receipt now knows, oldest first.
+    /// Unmatched notifications some stored receipt now knows, or whose transaction's token a user
+    /// has registered since, oldest first.
     package static let linkable = """
         SELECT n.notification_uuid, n.signed_payload FROM notifications n
         WHERE n.outcome = 'unmatched' AND n.signed_payload IS NOT NULL AND (
             EXISTS (SELECT 1 FROM subscriptions s WHERE s.original_transaction_id = n.original_transaction_id)
             OR EXISTS (SELECT 1 FROM receipts r WHERE r.transaction_id = n.original_transaction_id)
-            OR EXISTS (SELECT 1 FROM receipts r WHERE r.transaction_id = n.transaction_id))
+            OR EXISTS (SELECT 1 FROM receipts r WHERE r.transaction_id = n.transaction_id)
+            OR EXISTS (SELECT 1 FROM app_account_tokens t WHERE t.app_account_token = n.app_account_token))
         ORDER BY n.signed_date, n.notification_uuid LIMIT ?
         """
 
@@ -51,6 +53,7 @@ package enum NotificationSQL {
             SQLArgument(userID), SQLArgument(receiptID), .text(outcome.rawValue), .text(n.source.rawValue),
             .integer(n.receivedAtMs), .integer(n.receivedAtMs),
             outcome == .unmatched ? .text(n.signedPayload) : .null, SQLArgument(n.bundleID),
+            outcome == .unmatched ? SQLArgument(n.appAccountToken) : .null,
         ]
     }
 

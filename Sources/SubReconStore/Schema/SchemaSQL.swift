@@ -319,6 +319,12 @@ package enum SchemaSQL {
     /// The app download a subscription's purchase belongs to (`appTransactionId`), where Apple sends it.
     package static let v13AppTransactionID = "ALTER TABLE subscriptions ADD COLUMN app_transaction_id TEXT"
 
+    /// The `appAccountToken` of an unmatched notification's transaction, kept while it is unmatched
+    /// (like its signed payload): a token registered later links it to that token's user.
+    package static let v14NotificationTokens = """
+        ALTER TABLE notifications ADD COLUMN app_account_token TEXT CHECK (length(app_account_token) = 36)
+        """
+
     /// What was stored for a day before (its digest tells a reissue from the same file again).
     package static let appleReportDaySHA = "SELECT sha256 FROM apple_report_days WHERE day = ?"
     /// The stored days in `[since, until)` (text dates compare as dates).
