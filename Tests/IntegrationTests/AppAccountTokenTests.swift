@@ -114,6 +114,39 @@ import Testing
         #expect(try await world.store.subscriptions(ofUser: "user-later").count == 1)
     }
 
+    /// A run's answers: a purchase found on one user's receipt whose token another user
+    /// registered is stored for that user as well and reconciled at once; `shared` then shows both.
+    @Test(arguments: StoreKind.allCases) func aPurchaseARunFindsIsLinkedToTheUserOfItsToken(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        let token = "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a10"
+        var subscriber = SimulatedScenario.active.subscriber(id: 12, nowMs: world.clock.nowMs, paddingBytes: 200)
+        subscriber.appAccountToken = token
+        world.simulator.register(subscriber)
+        _ = try await world.store.importReceipts(
+            [
+                ImportRow(line: 2, userID: "user-receipt", receiptData: SimulatedReceipt.encode(subscriber)),
+                ImportRow(line: 3, userID: "user-token", receiptData: "", appAccountToken: token),
+            ], nowMs: world.clock.nowMs)
+        let environment = try ServerAPIBinaryTests().setUp(world).environment.merging(world.storeEnvironment) { $1 }
+
+        let run = try await SubreconBinary.run(["run"], environment: environment)
+
+        #expect(run.exitCode == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains("linked 1 purchase(s) to 1 user(s) by their app account token"), "\(run.stderr)")
+        let otid = String(subscriber.transactionID())
+        let theirs = try await world.store.subscriptions(ofUser: "user-token")
+        #expect(theirs.map(\.originalTransactionID) == [otid])
+        #expect(theirs.first?.status == .active)
+        let shared = try await world.report(.shared)
+        #expect(Set(shared.compactMap { $0["user_id"] }) == ["user-receipt", "user-token"])
+        // Once linked, the next run links nothing again.
+        let again = try await SubreconBinary.run(["run", "--all"], environment: environment)
+        #expect(again.exitCode == 0)
+        #expect(!again.stderr.contains("linked"), "\(again.stderr)")
+    }
+
     /// `appTransactionId` (the app download a purchase belongs to) is recorded in `subscriptions`
     /// where Apple sends it: the Server API's signed transactions carry it, verifyReceipt does not.
     @Test(arguments: StoreKind.allCases) func theAppTransactionIDIsRecordedFromSignedTransactions(store: StoreKind) async throws {

@@ -30,7 +30,8 @@ extension CommandContext {
     }
 
     /// `subrecon run`, the nightly job: the run with its progress (and a dry run's lines), then
-    /// what follows a run: notifications waiting for a receipt it found are linked, the metrics
+    /// what follows a run: purchases carrying another user's token are linked to that user,
+    /// notifications waiting for a receipt it found are linked, the metrics
     /// file is written, a ledger refill is finished. Prints the summary line as it happens; the
     /// summary's `exitStatus` is the command's.
     public func nightlyRun(_ request: RunRequest, flags: Settings.Flags) async throws -> RunSummary {
@@ -62,6 +63,19 @@ extension CommandContext {
             observers: observers)
         if let problem = summary.stoppedBy { output.message(problem.description) }
         output.out(summary.line + "\n")
+        // A purchase whose token another user registered is theirs too (server-api apps).
+        if !request.dryRun, let runID = summary.runID, summary.count(.updated) > 0 {
+            do {
+                let linked = try await TokenHolderLinker(job: job, logger: logger).link(afterRun: runID)
+                if linked.purchases > 0 {
+                    logger.notice(
+                        "linked \(linked.purchases) purchase(s) to \(linked.users.count) user(s) by their app account token",
+                        source: Self.logSource)
+                }
+            } catch {
+                logger.warning("purchases carrying another user's app account token were not linked yet: \(error)", source: Self.logSource)
+            }
+        }
         // A run may have found the subscription of a notification that arrived before its receipt.
         if !request.dryRun, summary.count(.updated) > 0 {
             let linked = await NotificationProcessor.linkAfterImport(

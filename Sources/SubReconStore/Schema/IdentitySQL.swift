@@ -25,4 +25,18 @@ package enum IdentitySQL {
     package static let userHolds = """
         SELECT COUNT(*) AS value FROM subscriptions WHERE user_id = ? AND original_transaction_id = ?
         """
+    /// Purchases a run found (its updated receipts' subscriptions) whose `appAccountToken` another
+    /// user registered, and that user does not hold yet: the token says whose they are.
+    package static let tokenHoldersOfRun = """
+        SELECT DISTINCT s.original_transaction_id, t.user_id, r.bundle_id
+        FROM run_items i
+        JOIN subscriptions s ON s.receipt_id = i.receipt_id
+        JOIN app_account_tokens t ON t.app_account_token = s.app_account_token
+        LEFT JOIN receipts r ON r.id = s.receipt_id
+        WHERE i.run_id = ? AND i.outcome = 'updated' AND t.user_id <> s.user_id
+          AND NOT EXISTS (SELECT 1 FROM subscriptions o
+                          WHERE o.user_id = t.user_id AND o.original_transaction_id = s.original_transaction_id)
+          AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.user_id = t.user_id AND o.transaction_id = s.original_transaction_id)
+        ORDER BY t.user_id, s.original_transaction_id
+        """
 }
