@@ -54,6 +54,8 @@ struct WorkersBenchmark {
         var workers: [Worker]
         /// What the simulator counted, per app and in all.
         var simulator: BenchAppsSetup.Figures
+        /// The simulator's CPU time up to the workers' end (account registration included).
+        var simulatorCPUSeconds: Double
         /// From the first worker's start to the last one's end, processes and all.
         var wallSeconds: Double
         /// Distinct receipts with a run item, and run items in all.
@@ -150,6 +152,7 @@ struct WorkersBenchmark {
         var exits: [ChildProcess.Exit] = []
         for process in processes { exits.append(await process.waitOffTheCooperativePool()) }
         let wallSeconds = wall.seconds
+        let simulatorCPUSeconds = setup.simulator.cpuSeconds()
 
         // 4. What they recorded, and what Apple's side saw.
         let simulator = try await setup.figures()
@@ -166,7 +169,8 @@ struct WorkersBenchmark {
                 stderrTail: err.split(separator: "\n").suffix(5).joined(separator: "\n    "))
         }
         return Result(
-            configuration: c, registeredAccounts: accounts, workers: workers, simulator: simulator, wallSeconds: wallSeconds,
+            configuration: c, registeredAccounts: accounts, workers: workers, simulator: simulator,
+            simulatorCPUSeconds: simulatorCPUSeconds, wallSeconds: wallSeconds,
             receiptsRecorded: recorded.receipts, runItems: recorded.runItems, verifiedTwice: recorded.verifiedTwice)
     }
 

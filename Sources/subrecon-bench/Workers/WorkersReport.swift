@@ -1,3 +1,5 @@
+import Foundation
+
 /// The workers measurement's figures and targets.
 enum WorkersReport {
     static let rateTolerance = 0.05
@@ -25,6 +27,10 @@ enum WorkersReport {
                 "app \(index + 1)",
                 "\(app.bundleID): \(BenchFormat.grouped(app.requests)) Server API requests, \(app.rateLimited) answered 429, \(app.rate.map { BenchFormat.fixed($0, 1) } ?? "?")/s from its first request to its last, as the simulator saw them"))
         }
+        let workerCPU = r.workers.map(\.exit.cpuSeconds).reduce(0, +)
+        Swift.print(BenchFormat.line(
+            "CPU",
+            "workers \(BenchFormat.fixed(workerCPU, 1)) s, simulator \(BenchFormat.fixed(r.simulatorCPUSeconds, 1)) s (registration included): \(BenchFormat.fixed((workerCPU + r.simulatorCPUSeconds) / r.wallSeconds, 2)) of the host's \(ProcessInfo.processInfo.activeProcessorCount) cores over the wall time, PostgreSQL not counted"))
         Swift.print(BenchFormat.line("429s", "\(r.rateLimited) answered 429 (the simulator's count)"))
         Swift.print(BenchFormat.line(
             "receipts",
