@@ -385,8 +385,11 @@ public struct ReconciliationRun: Sendable {
         return .watcherDone
     }
 
-    /// A batch waits at most this long for company before it is written.
-    static let maxBatchDelay: Duration = .milliseconds(50)
+    /// A batch waits at most this long for company before it is written. Longer batches cost
+    /// the database less per answer (several workers each see a part of the run's answers, so
+    /// their batches are small); an answer not yet written when the process dies is only asked
+    /// again (docs/performance.md, "Several workers at Apple's latency").
+    static let maxBatchDelay: Duration = .milliseconds(200)
 
     /// An answer waiting to be written, with its app's lane.
     private struct PendingAnswer: Sendable {
