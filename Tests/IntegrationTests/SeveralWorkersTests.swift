@@ -129,4 +129,30 @@ import Testing
         }
         #expect(plan.joined(separator: "\n").contains("receipts_due_unclaimed"), "\(plan)")
     }
+
+    /// Lapsed claims are released once per quarter of a claim's life, and whenever a claim comes
+    /// back short: a worker never runs out of work while another's lapsed claims wait.
+    @Test func lapsedClaimsAreReleasedWhenAClaimComesBackShort() async throws {
+        let world = try await TestWorld.make(store: .postgres)
+        defer { Task { await world.close() } }
+        try await importActive(world, count: 6)
+        let postgres = try #require(world.store as? PostgresStore)
+        let dead = postgres.asWorker("dead:1")
+        let survivor = postgres.asWorker("survivor:2")
+        let nowMs = world.clock.nowMs + 1
+
+        // The survivor's first claim releases lapsed claims (none yet) and takes two receipts.
+        let first = try await survivor.claimDue(limit: 2, dueBy: nowMs, columns: ReceiptToVerify.verifyReceiptColumns)
+        #expect(first.count == 2)
+        // A worker claims the other four and dies; its claims lapse.
+        let lost = try await dead.claimDue(limit: 10, dueBy: nowMs, columns: ReceiptToVerify.verifyReceiptColumns)
+        #expect(lost.count == 4)
+        try await world.execute("UPDATE receipts SET claimed_until = 0 WHERE claimed_by = 'dead:1'")
+
+        // Within the interval nothing is unclaimed, so the claim comes back short: the lapsed
+        // claims are released and taken in the same transaction.
+        let rescued = try await survivor.claimDue(limit: 10, dueBy: nowMs, columns: ReceiptToVerify.verifyReceiptColumns)
+        #expect(Set(rescued.map(\.id)) == Set(lost.map(\.id)))
+        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE claimed_by = 'dead:1'") == 0)
+    }
 }

@@ -93,18 +93,11 @@ extension PostgresStore {
     {
         let (worker, timeout) = (worker, claimTimeoutMs)
         let (filter, appArguments) = Self.appFilter(app)
-        return try await withTransaction("claiming due receipts") { connection in
-            // Claims live in the database's clock, so hosts whose clocks disagree agree on when a
-            // claim runs out. The rescuer: claims whose worker stopped renewing them are released.
-            try await connection.run(
-                """
-                UPDATE receipts SET claimed_by = NULL, claimed_until = NULL
-                WHERE claimed_by IS NOT NULL AND claimed_until < \(PostgresSchema.nowMs)
-                """)
-            // The partial index receipts_due_unclaimed (receipts_app_due_unclaimed for one app)
-            // serves the inner query; SKIP LOCKED lets workers claiming at the same moment take
-            // different receipts instead of waiting.
-            return try await connection.all(
+        // The partial index receipts_due_unclaimed (receipts_app_due_unclaimed for one app)
+        // serves the inner query; SKIP LOCKED lets workers claiming at the same moment take
+        // different receipts instead of waiting.
+        @Sendable func pick(_ connection: PostgresConnection, limit: Int) async throws -> [ReceiptToVerify] {
+            try await connection.all(
                 """
                 WITH picked AS (
                     SELECT id FROM receipts
@@ -117,8 +110,30 @@ extension PostgresStore {
                 """,
                 [.integer(dueBy), .integer(dueBy)] + appArguments
                     + [.integer(Int64(limit)), .text(worker), .integer(timeout)],
-                ReceiptToVerify.init(postgresRow:)
-            ).sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) }
+                ReceiptToVerify.init(postgresRow:))
+        }
+        // The rescuer releases claims whose worker stopped renewing them. It runs once per
+        // quarter of a claim's life, and whenever a claim comes back short, so lapsed claims
+        // are picked up before this worker runs out of work; on every claim, its scan over the
+        // run's churned rows cost a big first run a tenth of the database's CPU.
+        let rescueFirst = connection.claimRescueIsDue(every: .milliseconds(max(1_000, timeout / 4)))
+        return try await withTransaction("claiming due receipts") { connection in
+            // Claims live in the database's clock, so hosts whose clocks disagree agree on when a
+            // claim runs out.
+            func rescue() async throws {
+                try await connection.run(
+                    """
+                    UPDATE receipts SET claimed_by = NULL, claimed_until = NULL
+                    WHERE claimed_by IS NOT NULL AND claimed_until < \(PostgresSchema.nowMs)
+                    """)
+            }
+            if rescueFirst { try await rescue() }
+            var picked = try await pick(connection, limit: limit)
+            if !rescueFirst, picked.count < limit {
+                try await rescue()
+                picked += try await pick(connection, limit: limit - picked.count)
+            }
+            return picked.sorted { ($0.nextDueAt, $0.id) < ($1.nextDueAt, $1.id) }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import SubReconModel
 import _ConnectionPoolModule
 
@@ -156,6 +157,8 @@ package final class PostgresConnectionOwner: Sendable {
     package let client: PostgresClient
     package let logger: Logger
     private let runner: Task<Void, Never>
+    /// When this process last released other workers' lapsed claims (see `claimDue`).
+    private let lastClaimRescue = Mutex<ContinuousClock.Instant?>(nil)
 
     package init(configuration: PostgresClient.Configuration, logger: Logger) {
         let client = PostgresClient(configuration: configuration, backgroundLogger: PostgresStore.quiet)
@@ -167,6 +170,19 @@ package final class PostgresConnectionOwner: Sendable {
     package func close() async {
         runner.cancel()
         await runner.value
+    }
+
+    /// Whether lapsed claims are to be released now: the first time, then once per `interval`
+    /// (a claim lasts minutes, so looking on every claim only cost the database a scan each time).
+    package func claimRescueIsDue(every interval: Duration) -> Bool {
+        lastClaimRescue.withLock { last in
+            let now = ContinuousClock.now
+            guard let previous = last, now - previous < interval else {
+                last = now
+                return true
+            }
+            return false
+        }
     }
 }
 
