@@ -32,8 +32,8 @@ extension PostgresStore {
     }
 }
 
-/// What the store holds for one batch's receipts, read in three prepared statements (parsed and
-/// planned once per connection) and kept up to date as each receipt's update is decided.
+/// What the store holds for one batch's receipts, read in three statements (two prepared: parsed
+/// and planned once per connection) and kept up to date as each receipt's update is decided.
 package struct StoredBatchState {
     package var receipts: [Int64: (userID: String, environment: ReceiptEnvironment?, failures: Int, data: String?)] = [:]
     package var subscriptions: [String: [String: StoredSubscription]] = [:]
@@ -47,9 +47,10 @@ package struct StoredBatchState {
         {
             state.receipts[id] = (userID, environment.flatMap(ReceiptEnvironment.init(rawValue:)), Int(failures), data)
         }
-        for try await subscription in try await connection.execute(
-            ReadBatchSubscriptions(users: users), logger: PostgresStore.quiet)
-        {
+        // Planned at each call, not prepared: a plan made while the table was small (a first
+        // run into a new database, before any ANALYZE) read the whole table for every batch.
+        for try await row in try await connection.query(ReadBatchSubscriptions.query(users), logger: PostgresStore.quiet) {
+            let subscription = try StoredSubscription(postgresRow: row.makeRandomAccess())
             state.subscriptions[subscription.userID, default: [:]][subscription.originalTransactionID] = subscription
         }
         var keyUsers: [String] = []
@@ -184,15 +185,11 @@ package struct ReadBatchReceipts: PostgresPreparedStatement {
     package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
 
-/// Every subscription of the batch's users.
-package struct ReadBatchSubscriptions: PostgresPreparedStatement {
-    package typealias Row = StoredSubscription
-    package static let sql = "SELECT \(StoredSubscription.selectedColumns) FROM subscriptions WHERE user_id = ANY($1::text[])"
-    package let users: [String]
-
-    package func makeBindings() throws -> PostgresBindings { try PostgresSQL.bindings(users) }
-
-    package func decodeRow(_ row: PostgresRow) throws -> Row { try StoredSubscription(postgresRow: row.makeRandomAccess()) }
+/// Every subscription of the batch's users (an unnamed statement: see `StoredBatchState.read`).
+package enum ReadBatchSubscriptions {
+    package static func query(_ users: [String]) -> PostgresQuery {
+        "SELECT \(unescaped: StoredSubscription.selectedColumns) FROM subscriptions WHERE user_id = ANY(\(users)::text[])"
+    }
 }
 
 /// The stored renewal records of the periods the batch's answers name, as (user, period key) pairs.
