@@ -119,6 +119,28 @@ import Testing
             #expect(!cooking.isEmpty, "\(kind)")
             #expect(cooking == all.filter { $0["user_id"]?.hasPrefix(Self.cooking) == true }, "\(kind)")
         }
+
+        // The dashboard's figures for one app: its subscriptions by status, its paid
+        // subscriptions now (the shared one counted once), its lost orders.
+        func dashboard(_ apps: [String]) async throws -> DashboardData {
+            var options = try ReportOptions.parse(
+                kind: .dashboard, runID: nil, since: nil, until: nil, within: nil, nowMs: world.clock.nowMs)
+            options.apps = apps
+            return try await world.store.withReadSnapshot { db in
+                try await DashboardReader.data(db, options: options, databaseLabel: "test")
+            }
+        }
+        let whole = try await dashboard([])
+        let cooking = try await dashboard([Self.cooking])
+        #expect(whole.statusCounts.map(\.count).reduce(0, +) == 8)
+        #expect(cooking.statusCounts.map(\.count).reduce(0, +) == 4)
+        #expect(cooking.apps == [Self.cooking] && whole.apps.isEmpty)
+        #expect(whole.metrics.last?.activePaid == 6)
+        #expect(cooking.metrics.last?.activePaid == 3)
+        let cookingLost: Int = cooking.lostOrdersPerRun.map(\.count).reduce(0, +)
+        let wholeLost: Int = whole.lostOrdersPerRun.map(\.count).reduce(0, +)
+        #expect(cookingLost > 0 && cookingLost * 2 == wholeLost, "\(cookingLost) of \(wholeLost)")
+        #expect(cooking.runs == whole.runs, "a run spans every app")
     }
 
     func report(_ world: TestWorld, _ kind: ReportKind, apps: [String], within: String? = nil) async throws -> [[String: String]] {

@@ -48,7 +48,7 @@ extension CommandContext {
         if !options.apps.isEmpty, !kind.narrowsByApp {
             throw ConfigurationError.other(
                 "--app applies to \(ReportKind.allCases.filter(\.narrowsByApp).map(\.rawValue).joined(separator: ", ")); "
-                    + "\(kind.rawValue) \(kind == .runs ? "lists runs, and a run spans every app" : "covers the whole deployment")")
+                    + "\(kind.rawValue) \(kind == .runs ? "lists runs, and a run spans every app" : "matches Apple's sales reports, which cover the whole vendor account")")
         }
         if kind == .dashboard, outputPath == nil {
             throw ConfigurationError.other(

@@ -121,6 +121,22 @@ enum LedgerWalk {
         return byPeriodThenApp(reports.mapValues { $0.rows() }, options)
     }
 
+    /// `report metrics`'s and `report revenue`'s rows over the apps `--app` keeps, taken
+    /// together (the dashboard's figures for those apps).
+    static func rowsOfApps(_ db: any SnapshotQuerying, _ options: ReportOptions) async throws
+        -> (metrics: [[String?]], revenue: [[String?]])
+    {
+        let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
+        let first = try await firstPurchaseMs(db, environment: money.environment)
+        var metrics = MetricsReport(options: money, nowMs: money.nowMs, firstDataMs: first)
+        var revenue = RevenueReport(options: money)
+        try await forEachSubscriptionByApp(db, options) { _, entries in
+            metrics.add(subscription: entries)
+            revenue.add(subscription: entries)
+        }
+        return (metrics.rows(), revenue.rows())
+    }
+
     /// Each subscription's periods with its app (the app of the receipt holding it, else the
     /// deployment's one app), the apps `--app` keeps only.
     private static func forEachSubscriptionByApp(

@@ -21,9 +21,10 @@ public enum ReportKind: String, Sendable, CaseIterable {
     case appleParity = "apple-parity"
 
     /// Reports whose rows `--app` narrows to the apps it names: all but `runs` (a run spans
-    /// apps), the dashboard and apple-parity (Apple's sales reports are one per vendor).
+    /// apps) and apple-parity (Apple's sales reports are one per vendor account). The dashboard's
+    /// figures are those apps' (its runs and Apple's reports, every app's).
     public var narrowsByApp: Bool {
-        ![.runs, .dashboard, .appleParity].contains(self)
+        ![.runs, .appleParity].contains(self)
     }
 
     /// The header row: the contract's columns, in the contract's order. New kinds follow the

@@ -191,6 +191,8 @@ public struct DashboardData: Sendable, Equatable {
     public var databaseLabel: String
     /// `--since`, when given.
     public var since: String?
+    /// `--app`: the apps the figures are for (empty: every app of the deployment).
+    public var apps: [String] = []
     /// Subscriptions by status now, in the order to show (active, grace_period, billing_retry, ...).
     public var statusCounts: [StatusCount]
     /// The `entitled` count of `report subscriptions` (family-shared included).

@@ -17,15 +17,21 @@ enum DashboardReader {
             generatedAt: ISO8601.string(fromMilliseconds: options.nowMs), databaseLabel: databaseLabel,
             since: options.sinceMs.map { String(ISO8601.string(fromMilliseconds: $0).prefix(10)) })
 
+        data.apps = options.apps
+        let narrowed = !options.apps.isEmpty
         var counts: [String: Int] = [:]
-        try await db.forEachRow(DashboardSQL.subscriptionsByStatus, []) { row in
-            counts[try row.requiredText("status")] = Int(try row.requiredInteger("value"))
+        try await db.forEachRow(narrowed ? DashboardSQL.subscriptionsByStatusAndApp : DashboardSQL.subscriptionsByStatus, []) { row in
+            if narrowed, !options.includes(bundleID: try row.text("bundle_id")) { return }
+            counts[try row.requiredText("status"), default: 0] += Int(try row.requiredInteger("value"))
         }
         data.statusCounts = statusOrder.map { DashboardData.StatusCount(status: $0, count: counts[$0] ?? 0) }
         data.entitled = statusOrder.filter { SubscriptionStatus(rawValue: $0)?.isEntitled == true }.reduce(0) { $0 + (counts[$1] ?? 0) }
 
         let current = ReportPeriod(holding: options.nowMs, granularity: .month).label
-        for row in try await LedgerWalk.metricsRows(db, money) {
+        let ledger = narrowed
+            ? try await LedgerWalk.rowsOfApps(db, options)
+            : (metrics: try await LedgerWalk.metricsRows(db, money), revenue: try await LedgerWalk.revenueRows(db, money))
+        for row in ledger.metrics {
             let point = DashboardData.MetricsPoint(
                 period: row[0] ?? "", currency: row[1] ?? "", activePaid: int(row[2]), activeTrials: int(row[3]),
                 mrrMilliunits: Int64(row[4] ?? "") ?? 0, mrrText: row[5] ?? "", churned: int(row[6]), churnRate: row[7] ?? "")
@@ -34,7 +40,7 @@ enum DashboardReader {
                 data.currentMRR.append(.init(currency: point.currency, milliunits: point.mrrMilliunits, text: point.mrrText))
             }
         }
-        data.revenue = revenueByMonth(try await LedgerWalk.revenueRows(db, money))
+        data.revenue = revenueByMonth(ledger.revenue)
 
         try await db.forEachRow(
             DashboardSQL.runsSince, [.integer(sinceMs)]
@@ -51,26 +57,42 @@ enum DashboardReader {
         }
 
         var perDay: [String: Int] = [:]
-        try await db.forEachRow(DashboardSQL.notificationTimesSince, [.integer(sinceMs)]) { row in
+        try await db.forEachRow(
+            narrowed ? DashboardSQL.notificationsSinceByApp : DashboardSQL.notificationTimesSince, [.integer(sinceMs)]
+        ) { row in
+            if narrowed, !options.includes(bundleID: try row.text("bundle_id")) { return }
             perDay[String(ISO8601.string(fromMilliseconds: try row.requiredInteger("received_at")).prefix(10)), default: 0] += 1
         }
         data.notificationsPerDay = perDay.keys.sorted().map { .init(day: $0, count: perDay[$0] ?? 0) }
 
         // Lost orders: periods a run found first (`report unrecorded`), per run.
         try await db.forEachRow(
-            DashboardSQL.periodsFoundByRunSince, [.integer(sinceMs)]
+            narrowed ? DashboardSQL.periodsFoundByRunSinceByApp : DashboardSQL.periodsFoundByRunSince, [.integer(sinceMs)]
         ) { row in
+            if narrowed, !options.includes(bundleID: try row.text("bundle_id")) { return }
+            let runID = try row.requiredInteger("id")
+            let count = Int(try row.requiredInteger("value"))
+            // By app, one run comes in a row per app: they add up.
+            if let last = data.lostOrdersPerRun.indices.last, data.lostOrdersPerRun[last].runID == runID {
+                data.lostOrdersPerRun[last].count += count
+                return
+            }
             data.lostOrdersPerRun.append(
                 .init(
-                    runID: try row.requiredInteger("id"),
-                    startedAt: ISO8601.string(fromMilliseconds: try row.requiredInteger("started_at")),
-                    count: Int(try row.requiredInteger("value"))))
+                    runID: runID, startedAt: ISO8601.string(fromMilliseconds: try row.requiredInteger("started_at")),
+                    count: count))
         }
+        // Apple's sales reports are one per vendor account, so they are matched for every app.
         data.appleParity = try await appleParity(db, options: options)
-        data.unpricedPeriods = Int(
-            try await db.integer(
-                DashboardSQL.periodsWithoutPrice)
-                ?? 0)
+        if narrowed {
+            try await db.forEachRow(DashboardSQL.periodsWithoutPriceByApp, []) { row in
+                if options.includes(bundleID: try row.text("bundle_id")) {
+                    data.unpricedPeriods += Int(try row.requiredInteger("value"))
+                }
+            }
+        } else {
+            data.unpricedPeriods = Int(try await db.integer(DashboardSQL.periodsWithoutPrice) ?? 0)
+        }
         return data
     }
 

@@ -49,6 +49,10 @@ public enum DashboardRenderer {
         var out = "<header class=\"page\"><h1>Subscriptions dashboard</h1><p class=\"meta\">"
         out += "<span>Made <time>\(DashboardHTML.escape(data.generatedAt))</time></span>"
         out += "<span>Database <code>\(DashboardHTML.escape(data.databaseLabel))</code></span>"
+        if !data.apps.isEmpty {
+            out += "<span>Apps <code>\(DashboardHTML.escape(data.apps.joined(separator: ", ")))</code> "
+                + "(runs and Apple's sales reports cover every app)</span>"
+        }
         if let since = data.since {
             out += "<span>Since \(DashboardHTML.escape(since))</span>"
         } else {
