@@ -128,6 +128,42 @@ import Testing
         try ReportGoldenTests().compareWithGolden(csvs[0], name: "apple-parity")
     }
 
+    /// `--app`: the ledger's periods of those apps against Apple's lines of their products (the
+    /// apps file's `products` first, else the ledger's). Two apps: the yearly purchases of the
+    /// daylight-saving evenings in one, everything else in the other.
+    @Test func appNarrowsBothSidesToThatAppsProducts() async throws {
+        let world = try await Self.world(.sqlite)
+        defer { Task { await world.close() } }
+        let transport = CurlTransport(maxConnections: 1)
+        defer { transport.shutdown() }
+        _ = try await Self.fetcher(world, transport: transport).fetch(
+            try AppleReportWindow.parse(since: Self.since, until: nil, nowMs: world.clock.nowMs))
+        try await world.execute("UPDATE receipts SET bundle_id = CASE WHEN user_id LIKE 'dst-%' THEN 'com.example.yearly' ELSE 'com.example.pro' END")
+
+        func parity(_ app: String) async throws -> [[String: String]] {
+            var options = try ReportOptions.parse(
+                kind: .appleParity, runID: nil, since: nil, until: nil, within: nil, nowMs: world.clock.nowMs)
+            options.apps = [app]
+            options.productApps = [SimulatedProducts.proYearly: "com.example.yearly"]
+            let box = DataBox()
+            _ = try await ReportExporter(store: world.store).exportAppleParity(options: options) { box.append($0) }
+            return CSVTable.parse(box.text)
+        }
+        let yearly = try await parity("com.example.yearly")
+        let pro = try await parity("com.example.pro")
+        #expect(!yearly.isEmpty && yearly.allSatisfy { $0["product_id"] == SimulatedProducts.proYearly }, "\(yearly)")
+        // The other app's own yearly periods (this test's split puts them there) meet none of
+        // Apple's yearly lines, which the apps file gives to the yearly app.
+        #expect(pro.filter { $0["product_id"] == SimulatedProducts.proYearly }.allSatisfy { $0["apple_units"] == "0" })
+        for purchase in Self.daylightSavingPurchases {
+            #expect(yearly.contains { $0["day"] == purchase.pacificDay && $0["status"] == "match" }, "\(purchase.pacificDay)")
+        }
+        // The lost order is the other app's: a monthly purchase.
+        let lostDay = SimulatedSalesScenario.unreportedPurchase.reportDate(nowMs: world.clock.nowMs)
+        #expect(pro.contains { $0["day"] == lostDay && $0["status"] == "missing_in_ledger" })
+        #expect(!yearly.contains { $0["status"] == "missing_in_ledger" && $0["day"] == lostDay })
+    }
+
     @Test func aDayBoundaryShiftIsShiftedWithinTheToleranceAndMissingWithout() async throws {
         let world = try await Self.world(.sqlite)
         defer { Task { await world.close() } }

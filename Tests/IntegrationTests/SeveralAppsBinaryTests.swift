@@ -85,16 +85,14 @@ import Testing
         let unknown = try await SubreconBinary.run(["report", "subscriptions", "--app", "com.example.games"], environment: env)
         #expect(unknown.exitCode == 2)
         #expect(unknown.stderr.contains("--app must be one of \(Self.news), \(Self.cooking), not \"com.example.games\""))
-        // The dashboard narrows too and says so; runs and apple-parity cover every app and refuse it.
+        // The dashboard narrows too and says so; runs cover every app and refuse it.
         let page = world.folder + "/news-\(UUID().uuidString).html"
         let dashboard = try await SubreconBinary.run(["report", "dashboard", "--app", Self.news, "--output", page], environment: env)
         #expect(dashboard.exitCode == 0, "\(dashboard.stderr)")
         #expect(try String(contentsOfFile: page, encoding: .utf8).contains("Apps <code>\(Self.news)</code>"))
-        for kind in ["runs", "apple-parity"] {
-            let refused = try await SubreconBinary.run(["report", kind, "--app", Self.news], environment: env)
-            #expect(refused.exitCode == 2, "\(kind)")
-            #expect(refused.stderr.contains("--app applies to"), "\(refused.stderr)")
-        }
+        let runs = try await SubreconBinary.run(["report", "runs", "--app", Self.news], environment: env)
+        #expect(runs.exitCode == 2)
+        #expect(runs.stderr.contains("a run spans every app"), "\(runs.stderr)")
 
         // `--app` keeps the run to the news app: exit 0.
         let newsOnly = try await SubreconBinary.run(["run", "--all", "--app", Self.news], environment: env)

@@ -45,10 +45,13 @@ extension CommandContext {
             throw ConfigurationError.other(error.description)
         }
         (options.defaultBundleID, options.apps) = try reportApps(flags.apps)
+        for app in try appsFile()?.apps ?? [] {
+            for product in app.products where options.productApps[product] == nil { options.productApps[product] = app.bundleID }
+        }
         if !options.apps.isEmpty, !kind.narrowsByApp {
             throw ConfigurationError.other(
                 "--app applies to \(ReportKind.allCases.filter(\.narrowsByApp).map(\.rawValue).joined(separator: ", ")); "
-                    + "\(kind.rawValue) \(kind == .runs ? "lists runs, and a run spans every app" : "matches Apple's sales reports, which cover the whole vendor account")")
+                    + "\(kind.rawValue) lists runs, and a run spans every app")
         }
         if kind == .dashboard, outputPath == nil {
             throw ConfigurationError.other(

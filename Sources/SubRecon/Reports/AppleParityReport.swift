@@ -9,27 +9,45 @@ enum AppleParityReport {
         let pacific = try PacificTime()
         let stored = try await AppleReportDays.read(db, since: options.paritySince, until: options.parityUntil)
         let compared = Set(stored.map(\.day))
+        // With `--app`: the ledger's periods of those apps, and Apple's lines of their products
+        // (a product's app: the apps file's `products`, else the app of the ledger's periods of
+        // it; Apple makes product IDs unique across a developer's apps).
+        let narrowed = !options.apps.isEmpty
+        var appOf: [String: String] = [:]
+        var productApp = options.productApps
+        if narrowed, try await db.integer(ReportSQL.anyReceiptNamesAnApp) != nil {
+            try await db.forEachRow(ReportSQL.subscriptionApps, []) { row in
+                if let otid = try row.text("original_transaction_id"), let app = try row.text("bundle_id") { appOf[otid] = app }
+            }
+        }
+        var ledger = ParityTally()
+        if !compared.isEmpty {
+            try await db.forEachLedgerRow(environment: "Production", withParityColumns: true) { _, entry in
+                if narrowed {
+                    let app = appOf[entry.originalTransactionID] ?? options.defaultBundleID
+                    if let app, productApp[entry.productID] == nil { productApp[entry.productID] = app }
+                    guard options.includes(bundleID: app) else { return }
+                }
+                ledger.add(entry, pacificTime: pacific, days: compared)
+            }
+        }
         var apple = ParityTally()
         try await db.forEachRow(
             SchemaSQL.appleReportRows, AppleReportDays.bounds(since: options.paritySince, until: options.parityUntil)
         ) { row in
             let text = try row.requiredText("day")
+            let product = try row.requiredText("product_id")
+            if narrowed, !options.includes(bundleID: productApp[product] ?? options.defaultBundleID) { return }
             guard let day = CalendarDay(text: text) else {
                 throw StoreError.failed(operation: "reading Apple's report rows", reason: "day \(text) is not a date")
             }
             apple.add(
                 SalesReportRow(
-                    line: 0, sku: try row.requiredText("product_id"), productTypeIdentifier: try row.requiredText("product_type"),
+                    line: 0, sku: product, productTypeIdentifier: try row.requiredText("product_type"),
                     units: try row.requiredInteger("units"),
                     customerPriceMilliunits: try row.requiredInteger("customer_price_milliunits"),
                     customerCurrency: try row.requiredText("currency"), countryCode: try row.requiredText("country")),
                 on: day)
-        }
-        var ledger = ParityTally()
-        if !compared.isEmpty {
-            try await db.forEachLedgerRow(environment: "Production", withParityColumns: true) { _, entry in
-                ledger.add(entry, pacificTime: pacific, days: compared)
-            }
         }
         let rows = ParityMatcher.match(
             apple: apple.counts, ledger: ledger.counts, comparedDays: compared, toleranceDays: options.toleranceDays)

@@ -21,11 +21,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
     case appleParity = "apple-parity"
 
     /// Reports whose rows `--app` narrows to the apps it names: all but `runs` (a run spans
-    /// apps) and apple-parity (Apple's sales reports are one per vendor account). The dashboard's
-    /// figures are those apps' (its runs and Apple's reports, every app's).
-    public var narrowsByApp: Bool {
-        ![.runs, .appleParity].contains(self)
-    }
+    /// apps). The dashboard's figures are those apps' (its runs and Apple's reports, every
+    /// app's); apple-parity keeps those apps' periods and the lines of their products.
+    public var narrowsByApp: Bool { self != .runs }
 
     /// The header row: the contract's columns, in the contract's order. New kinds follow the
     /// same rule: columns are only ever added at the end.

@@ -29,6 +29,9 @@ public struct ReportOptions: Sendable, Equatable {
     public var defaultBundleID: String?
     /// `--app`, repeated: only these apps' rows; empty means every app.
     public var apps: [String] = []
+    /// The apps file's `products`, each product's app: with `--app`, which app a line of Apple's
+    /// sales report belongs to when the ledger has not seen its product.
+    public var productApps: [String: String] = [:]
 
     /// Whether a row of `bundleID` (nil: names no app) belongs in the report.
     func includes(bundleID: String?) -> Bool {
