@@ -113,10 +113,7 @@ extension CommandContext {
         } catch {
             throw LinkFailure.store(error)
         }
-        var settings = job.settings
-        settings.appFilter = app.bundleID.map { [$0] } ?? []
-        let wiring = LiveWiring(settings: settings, store: store, clock: clock, stopSignal: job.stopSignal, logger: logger)
-        let summary = try await wiring.run(ReconciliationRun.Options(kind: .user, selection: .user(userID)))
+        let summary = try await job.reconcile(user: userID, app: app)
         return LinkResult(
             originalTransactionID: originalTransactionID, bundleID: app.bundleID, environment: environment, token: token,
             newToken: newToken, summary: summary)

@@ -49,11 +49,8 @@ struct TokenHolderLinker {
         _ = try await store.importReceipts(rows, nowMs: job.clock())
         outcome.purchases = rows.count
         for user in apps.keys.sorted() {
-            var settings = job.settings
-            settings.appFilter = apps[user]?.bundleID.map { [$0] } ?? []
-            let wiring = LiveWiring(settings: settings, store: store, clock: job.clock, stopSignal: job.stopSignal, logger: logger)
             do {
-                let summary = try await wiring.run(ReconciliationRun.Options(kind: .user, selection: .user(user)))
+                let summary = try await job.reconcile(user: user, app: apps[user])
                 logger.info(
                     "a purchase was linked to its user by the app account token", metadata: ["run.id": "\(summary.runID ?? 0)"])
             } catch {

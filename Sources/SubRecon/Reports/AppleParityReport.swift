@@ -13,13 +13,8 @@ enum AppleParityReport {
         // (a product's app: the apps file's `products`, else the app of the ledger's periods of
         // it; Apple makes product IDs unique across a developer's apps).
         let narrowed = !options.apps.isEmpty
-        var appOf: [String: String] = [:]
+        let appOf = narrowed ? try await LedgerWalk.subscriptionApps(db) : [:]
         var productApp = options.productApps
-        if narrowed, try await db.integer(ReportSQL.anyReceiptNamesAnApp) != nil {
-            try await db.forEachRow(ReportSQL.subscriptionApps, []) { row in
-                if let otid = try row.text("original_transaction_id"), let app = try row.text("bundle_id") { appOf[otid] = app }
-            }
-        }
         var ledger = ParityTally()
         if !compared.isEmpty {
             try await db.forEachLedgerRow(environment: "Production", withParityColumns: true) { _, entry in

@@ -137,20 +137,26 @@ enum LedgerWalk {
         return (metrics.rows(), revenue.rows())
     }
 
-    /// Each subscription's periods with its app (the app of the receipt holding it, else the
-    /// deployment's one app), the apps `--app` keeps only.
-    private static func forEachSubscriptionByApp(
-        _ db: any SnapshotQuerying, _ options: ReportOptions, _ body: (String?, [LedgerEntry]) throws -> Void
-    ) async throws {
-        let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
-        // Only subscriptions whose receipt names an app are in the map; when no receipt does (a
-        // deployment with one app), one index probe and nothing more than before is read.
+    /// Each subscription's app (by original transaction id), where its receipt or its periods name
+    /// one. Only those are in the map; when nothing names an app (a deployment with one app), one
+    /// index probe and nothing more is read.
+    static func subscriptionApps(_ db: any SnapshotQuerying) async throws -> [String: String] {
         var appOf: [String: String] = [:]
         if try await db.integer(ReportSQL.anyReceiptNamesAnApp) != nil {
             try await db.forEachRow(ReportSQL.subscriptionApps, []) { row in
                 if let otid = try row.text("original_transaction_id"), let app = try row.text("bundle_id") { appOf[otid] = app }
             }
         }
+        return appOf
+    }
+
+    /// Each subscription's periods with its app (the app of the receipt holding it, else the
+    /// deployment's one app), the apps `--app` keeps only.
+    private static func forEachSubscriptionByApp(
+        _ db: any SnapshotQuerying, _ options: ReportOptions, _ body: (String?, [LedgerEntry]) throws -> Void
+    ) async throws {
+        let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
+        let appOf = try await subscriptionApps(db)
         try await forEachSubscription(db, environment: money.environment) { entries in
             let app = entries.first.flatMap { appOf[$0.originalTransactionID] } ?? options.defaultBundleID
             guard options.includes(bundleID: app) else { return }
