@@ -71,7 +71,7 @@ import Testing
         func write(_ notification: SimulatedNotification, _ source: NotificationSource = .receiver, delivery: Bool = true)
             async throws -> NotificationWrite
         {
-            try await processor.prepare(signedPayload: notification.signedPayload, source: source, countsAsDelivery: delivery).write
+            try await processor.prepare(signedPayload: notification.signedPayload, source: source, countsAsDelivery: delivery)
         }
 
         let first = [try await write(earlier)]
@@ -154,7 +154,7 @@ import Testing
             let notification = world.simulator.makeTestNotification()
             writes.append(
                 (notification.notificationUUID,
-                 try await processor.prepare(signedPayload: notification.signedPayload, source: .receiver, countsAsDelivery: true).write))
+                 try await processor.prepare(signedPayload: notification.signedPayload, source: .receiver, countsAsDelivery: true)))
         }
         return writes
     }

@@ -59,15 +59,14 @@ public struct NotificationProcessor: NotificationIntake {
     /// Verifies, stores and applies one signed payload.
     func process(signedPayload: String, source: NotificationSource, countsAsDelivery: Bool) async -> NotificationIntakeResult {
         let write: NotificationWrite
-        let token: String?
         do {
-            (write, token) = try await prepare(signedPayload: signedPayload, source: source, countsAsDelivery: countsAsDelivery)
+            write = try await prepare(signedPayload: signedPayload, source: source, countsAsDelivery: countsAsDelivery)
         } catch {
             logger.warning("notification refused", metadata: ["notification.refusal": "\(error.refusal.rawValue)", "reason": "\(error.message)"])
             return .refused(error.refusal, message: error.message)
         }
         let record = write.notification
-        if let token, let otid = record.originalTransactionID {
+        if let token = record.appAccountToken, let otid = record.originalTransactionID {
             do {
                 try await linkByToken(token, originalTransactionID: otid, bundleID: record.bundleID)
             } catch {
@@ -113,7 +112,7 @@ public struct NotificationProcessor: NotificationIntake {
 
     /// The verified notification as the store keeps it, and what the store should do with it.
     func prepare(signedPayload: String, source: NotificationSource, countsAsDelivery: Bool)
-        async throws(SignedItemVerifier.Problem) -> (write: NotificationWrite, appAccountToken: String?)
+        async throws(SignedItemVerifier.Problem) -> NotificationWrite
     {
         let verified = try await verify(signedPayload)
         let nowMs = clock()
@@ -124,10 +123,7 @@ public struct NotificationProcessor: NotificationIntake {
             transactionID: verified.transaction?.transactionId, source: source, receivedAtMs: nowMs,
             signedPayload: signedPayload, bundleID: verified.bundleID,
             appAccountToken: verified.transaction?.appAccountToken.flatMap(Self.token))
-        return (
-            NotificationWrite(notification: record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery),
-            verified.transaction?.appAccountToken.flatMap(Self.token)
-        )
+        return NotificationWrite(notification: record, plan: plan(verified, nowMs: nowMs), countsAsDelivery: countsAsDelivery)
     }
 
     /// A token as stored (lower-case), or nil when what Apple carried is not a UUID.

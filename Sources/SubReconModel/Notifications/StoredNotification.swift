@@ -13,8 +13,8 @@ public struct StoredNotification: Sendable, Equatable {
     public var signedPayload: String
     /// The app it is for (its verified payload's bundle ID).
     public var bundleID: String?
-    /// Its transaction's `appAccountToken` (lower-case), kept while it is unmatched: a token a user
-    /// registers later links it.
+    /// Its transaction's `appAccountToken` (lower-case; nil when not a UUID). The store keeps it
+    /// only while the notification is unmatched: a token a user registers later links it.
     public var appAccountToken: String?
 
     public init(
