@@ -28,8 +28,16 @@ public protocol SubscriptionStore: Sendable {
     /// original transaction `otid` yet (nil otherwise).
     func userOfToken(_ token: String, forUnknownTransaction otid: String) async throws(StoreError) -> String?
     /// Removes every row naming the user, in one transaction; the ledger's periods stay under
-    /// `pseudonym` (`subrecon forget`).
-    func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary
+    /// `pseudonym` (`subrecon forget`). With `dryRun` the same statements run and are rolled back:
+    /// the summary says exactly what would go, and nothing changes.
+    func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary
+    /// `link --move`: takes the purchase `otid` from each of `holders` for `userID`, in one
+    /// transaction: each holder's subscription row goes (recorded as a change under a `user` run
+    /// for `userID`), their billed periods of it become the user's (once), their receipts known
+    /// by its transaction id go, Apple's notifications about it follow; `token`, when given, is
+    /// registered to the user instead of whoever had it. Returns the changes recorded.
+    func movePurchase(_ otid: String, from holders: [String], to userID: String, token: String?, nowMs: Int64)
+        async throws(StoreError) -> Int
     /// Users whose subscriptions or renewal records carry this original_transaction_id.
     func users(holdingOriginalTransactionID otid: String) async throws(StoreError) -> [String]
     /// Runs read-only queries against one consistent snapshot (reports, status, metrics, copies).
@@ -93,6 +101,11 @@ public protocol SubscriptionStore: Sendable {
 }
 
 extension SubscriptionStore {
+    /// Forgets the user (`dryRun` false).
+    public func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary {
+        try await forgetUser(userID, pseudonym: pseudonym, dryRun: false)
+    }
+
     /// A page of receipts alone (what verifyReceipt needs), of every app.
     public func receipts(_ selection: ReceiptSelection, after: ReceiptCursorPosition, limit: Int, nowMs: Int64)
         async throws(StoreError) -> [ReceiptToVerify]

@@ -7,15 +7,16 @@ extension CommandContext {
     /// subscriptions, changes, run items and notification links are removed in one transaction;
     /// the ledger's billed periods stay under a pseudonym drawn at random (nothing in it derives
     /// from the user ID), so closed months do not move. A second call finds nothing and changes
-    /// nothing. Nothing logged names the user.
-    public func forget(userID: String) async throws -> ForgetSummary {
+    /// nothing. Nothing logged names the user. `dryRun`: the same work, taken back; the summary
+    /// says what would be removed.
+    public func forget(userID: String, dryRun: Bool = false) async throws -> ForgetSummary {
         guard !userID.isEmpty, !userID.contains(where: \.isNewline) else {
             throw ConfigurationError.other("forget needs the user ID exactly as it was imported")
         }
         let store = try await openStore()
         defer { Task { await store.close() } }
         do {
-            return try await store.forgetUser(userID, pseudonym: Self.pseudonym())
+            return try await store.forgetUser(userID, pseudonym: Self.pseudonym(), dryRun: dryRun)
         } catch {
             throw ForgetFailure(error: error)
         }

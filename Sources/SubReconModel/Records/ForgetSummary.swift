@@ -10,6 +10,9 @@ public struct ForgetSummary: Sendable, Equatable {
     public var runs = 0
     /// Billed periods (the ledger): kept with their money, under the pseudonym.
     public var ledgerPeriods = 0
+    /// Billed periods another user holds too (a purchase both claimed): removed from this user,
+    /// kept once, under the other user.
+    public var ledgerPeriodsHeldByOthers = 0
     /// The user's app account tokens.
     public var tokens = 0
 

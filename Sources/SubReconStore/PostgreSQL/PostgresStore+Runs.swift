@@ -150,9 +150,37 @@ extension PostgresStore {
         }
     }
 
-    public func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary {
+    public func movePurchase(_ otid: String, from holders: [String], to userID: String, token: String?, nowMs: Int64)
+        async throws(StoreError) -> Int
+    {
+        try await withTransaction("moving a purchase to its user") { connection in
+            let runID = try await connection.integer(
+                PurchaseHoldersSQL.moveRun, [.integer(nowMs), .integer(nowMs), .integer(Int64(holders.count)), .text(userID)]) ?? 0
+            var changes = 0
+            for holder in holders {
+                for step in PurchaseHoldersSQL.Step.allCases {
+                    let arguments = PurchaseHoldersSQL.arguments(
+                        step, runID: runID, nowMs: nowMs, otid: otid, user: userID, holder: holder)
+                    if step == .recordChange {
+                        let rows = try await connection.integer(
+                            "WITH touched AS (\(PurchaseHoldersSQL.statement(step)) RETURNING 1) SELECT COUNT(*) FROM touched",
+                            arguments)
+                        changes += Int(rows ?? 0)
+                    } else {
+                        try await connection.run(PurchaseHoldersSQL.statement(step), arguments)
+                    }
+                }
+            }
+            if let token { try await connection.run(PurchaseHoldersSQL.moveToken, [.text(userID), .text(token)]) }
+            return changes
+        }
+    }
+
+    public func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary {
         try await withTransaction("forgetting a user") { connection in
             var summary = ForgetSummary()
+            // A dry run counts the same statements and takes them back.
+            if dryRun { try await connection.query("SAVEPOINT forget_dry_run", logger: Self.quiet) }
             for step in ForgetSQL.Step.allCases {
                 let (sql, pseudonymFirst) = ForgetSQL.statement(step)
                 let rows = try await connection.integer(
@@ -160,6 +188,7 @@ extension PostgresStore {
                     pseudonymFirst ? [.text(pseudonym), .text(userID)] : [.text(userID)])
                 ForgetSQL.count(Int(rows ?? 0), of: step, into: &summary)
             }
+            if dryRun { try await connection.query("ROLLBACK TO SAVEPOINT forget_dry_run", logger: Self.quiet) }
             return summary
         }
     }

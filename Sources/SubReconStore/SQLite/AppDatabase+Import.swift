@@ -46,15 +46,41 @@ extension AppDatabase {
         }
     }
 
-    public func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary {
+    public func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary {
         try await write("forgetting a user") { db in
             var summary = ForgetSummary()
-            for step in ForgetSQL.Step.allCases {
-                let (sql, pseudonymFirst) = ForgetSQL.statement(step)
-                try db.execute(sql: sql, arguments: pseudonymFirst ? [pseudonym, userID] : [userID])
-                ForgetSQL.count(db.changesCount, of: step, into: &summary)
+            try db.inSavepoint {
+                for step in ForgetSQL.Step.allCases {
+                    let (sql, pseudonymFirst) = ForgetSQL.statement(step)
+                    try db.execute(sql: sql, arguments: pseudonymFirst ? [pseudonym, userID] : [userID])
+                    ForgetSQL.count(db.changesCount, of: step, into: &summary)
+                }
+                return dryRun ? .rollback : .commit
             }
             return summary
+        }
+    }
+
+    public func movePurchase(_ otid: String, from holders: [String], to userID: String, token: String?, nowMs: Int64)
+        async throws(StoreError) -> Int
+    {
+        try await write("moving a purchase to its user") { db in
+            let runID = try Int64.fetchOne(
+                db, sql: PurchaseHoldersSQL.moveRun, arguments: [nowMs, nowMs, holders.count, userID]) ?? 0
+            var changes = 0
+            for holder in holders {
+                for step in PurchaseHoldersSQL.Step.allCases {
+                    let arguments = PurchaseHoldersSQL.arguments(
+                        step, runID: runID, nowMs: nowMs, otid: otid, user: userID, holder: holder)
+                    try db.execute(
+                        sql: PurchaseHoldersSQL.statement(step), arguments: StatementArguments(arguments.map(\.databaseValue)))
+                    if step == .recordChange { changes += db.changesCount }
+                }
+            }
+            if let token {
+                try db.execute(sql: PurchaseHoldersSQL.moveToken, arguments: [userID, token])
+            }
+            return changes
         }
     }
 

@@ -5,12 +5,20 @@ import SubReconModel
 /// them in one transaction and count the rows each touched.
 package enum ForgetSQL {
     package enum Step: CaseIterable, Sendable {
-        case ledger, subscriptionChanges, runItems, notificationLinks, notificationTokens, runs, subscriptions,
+        case sharedLedger, ledger, subscriptionChanges, runItems, notificationLinks, notificationTokens, runs, subscriptions,
             receiptVersions, receipts, tokens
     }
 
     package static func statement(_ step: Step) -> (sql: String, pseudonymFirst: Bool) {
         switch step {
+        // A period another user holds too (a purchase both claimed) stays once, under them: kept
+        // under a pseudonym as well, the ledger would hold it twice.
+        case .sharedLedger: ("""
+            DELETE FROM renewals WHERE user_id = ? AND EXISTS (
+                SELECT 1 FROM renewals o
+                WHERE o.original_transaction_id = renewals.original_transaction_id
+                  AND o.period_key = renewals.period_key AND o.user_id <> renewals.user_id)
+            """, false)
         // The money stays, so closed months do not move; the app the periods belonged to is kept
         // with them, as the receipt that named it goes.
         case .ledger: ("""
@@ -39,6 +47,7 @@ package enum ForgetSQL {
     /// Adds the rows one step touched to the summary.
     package static func count(_ rows: Int, of step: Step, into summary: inout ForgetSummary) {
         switch step {
+        case .sharedLedger: summary.ledgerPeriodsHeldByOthers += rows
         case .ledger: summary.ledgerPeriods += rows
         case .subscriptionChanges: summary.subscriptionChanges += rows
         case .runItems: summary.runItems += rows
