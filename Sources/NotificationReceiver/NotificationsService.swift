@@ -33,7 +33,7 @@ extension CommandContext {
         // retries, the daily backfill recovers) after this, not after the nightly run's 120 s.
         var storeEnvironment = environment
         if storeEnvironment["SUBRECON_DB_RETRY_SECONDS"] == nil { storeEnvironment["SUBRECON_DB_RETRY_SECONDS"] = "5" }
-        let store = try await openStore(environment: storeEnvironment, latencyBound: true)
+        let store = try await openStore(ifMissing: .create, environment: storeEnvironment, latencyBound: true)
         let intake = NotificationProcessor.live(store: store, settings: settings, logger: logger)
         let server = NotificationReceiverServer(configuration: configuration, intake: intake, logger: logger)
         var failure: (any Error)?

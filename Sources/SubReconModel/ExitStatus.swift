@@ -18,4 +18,13 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case databaseFailed = 74
     /// Another run holds the run lock; nothing was done (EX_TEMPFAIL).
     case locked = 75
+    /// SIGINT stopped a run (128 + 2, as shells report it): cron tells an interruption from Apple's failures.
+    case interrupted = 130
+    /// SIGTERM stopped a run (128 + 15).
+    case terminated = 143
+
+    /// The status of a process that `signal` (SIGINT or SIGTERM) stopped; nil for any other signal.
+    public static func stopped(by signal: Int32) -> ExitStatus? {
+        ExitStatus(rawValue: 128 + signal).flatMap { [.interrupted, .terminated].contains($0) ? $0 : nil }
+    }
 }

@@ -11,14 +11,16 @@ public enum StoreOpener {
     ///   retried before the command fails with exit 74, default 120).
     /// - Parameter latencyBound: a long-running server answering requests after each commit (the
     ///   notification receiver): on SQLite, WAL checkpoints run off the writer (`WALCheckpointer`).
+    /// - Parameter createIfMissing: false for a command that only reads: a SQLite file that does
+    ///   not exist is not created (the caller refuses it first; this covers a file removed between).
     public static func open(
         _ location: DatabaseLocation, environment: [String: String], claimTimeoutSeconds: Int? = nil,
-        latencyBound: Bool = false, logger: Logger
+        latencyBound: Bool = false, createIfMissing: Bool = true, logger: Logger
     ) async throws(StoreOpenFailure) -> any SubscriptionStore {
         switch location {
         case .sqlite(let path):
             do {
-                return try AppDatabase.open(path: path, checkpointsOffTheWriter: latencyBound)
+                return try AppDatabase.open(path: path, createIfMissing: createIfMissing, checkpointsOffTheWriter: latencyBound)
             } catch {
                 // As ever on SQLite: a file that cannot be opened is a usage error.
                 throw StoreOpenFailure(message: error.description, exitCode: ExitStatus.configuration.rawValue)

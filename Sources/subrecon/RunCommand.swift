@@ -13,7 +13,7 @@ struct RunCommand: AsyncParsableCommand {
             Due receipts are those the due policy selects (see README: never-verified receipts are \
             always due). Exit 0: every receipt got a definitive answer; 1: some did not and stay \
             due; 2: configuration error, or Apple answered 21004/21000 (verifyReceipt) or 401 \
-            (App Store Server API: the key was refused).
+            (App Store Server API: the key was refused); 130/143: stopped by SIGINT/SIGTERM.
 
             Examples:
               SUBRECON_SHARED_SECRET_FILE=/etc/subrecon/secret subrecon run

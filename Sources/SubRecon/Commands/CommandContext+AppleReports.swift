@@ -25,7 +25,7 @@ extension CommandContext {
         let window = try AppleReportWindow.parse(since: since, until: until, nowMs: clock())
         let settings = try AppStoreConnectSettings.resolve(environment: environment, flags: flags, warnings: &warnings)
         for warning in warnings { output.warning(warning) }
-        let store = try await openStore()
+        let store = try await openStore(ifMissing: .create)
         let transport = CurlTransport(maxConnections: 1)
         defer { transport.shutdown() }
         let client = SalesReportClient(
@@ -53,7 +53,7 @@ extension CommandContext {
     /// file checked before any is stored.
     public func importAppleReports(_ files: [String], vendorNumberFlag: String?) async throws -> [AppleReportImporter.Imported] {
         let vendor = try AppStoreConnectSettings.vendorNumber(environment: environment, flag: vendorNumberFlag)
-        let store = try await openStore()
+        let store = try await openStore(ifMissing: .create)
         let imported = try await AppleReportImporter(store: store, vendorNumber: vendor, clock: clock).importFiles(files)
         await store.close()
         return imported

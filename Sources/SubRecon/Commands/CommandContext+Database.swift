@@ -3,14 +3,6 @@ import SubReconAppStore
 import SubReconModel
 import SubReconStore
 
-/// `db copy` was given a SQLite file that does not exist to copy from (exit 66).
-public struct MissingSourceDatabase: OperatorFacingError {
-    public var path: String
-
-    public var exitStatus: ExitStatus { .unreadableInput }
-    public var description: String { "there is no SQLite database at \(path) to copy from" }
-}
-
 extension CommandContext {
     /// What `db migrate` left: the database (masked) and its schema version.
     public struct MigrationResult: Sendable {
@@ -21,7 +13,7 @@ extension CommandContext {
     /// `subrecon db migrate`: opens the database (which creates or migrates its schema) and
     /// reads the version, for deploy pipelines.
     public func migrate() async throws -> MigrationResult {
-        let store = try await openStore()
+        let store = try await openStore(ifMissing: .create)
         let version: Int
         do {
             version = try await store.schemaVersion()
@@ -46,13 +38,11 @@ extension CommandContext {
     public func copyStore(from sourceText: String, to targetText: String) async throws -> CopyResult {
         let locations = try databases(named: [sourceText, targetText])
         let (from, to) = (locations[0], locations[1])
-        if case .sqlite(let path) = from, !FileManager.default.fileExists(atPath: path) {
-            throw MissingSourceDatabase(path: path)
-        }
-        let sourceStore = try await openStore(from)
+        let sourceStore = try await openStore(from, origin: "db copy's SOURCE")
         let targetStore: any SubscriptionStore
         do {
-            targetStore = try await openStore(to)
+            // A new target is the point of a copy, and it does not stay empty: nothing to announce.
+            targetStore = try await openStore(to, ifMissing: .createQuietly)
         } catch {
             await sourceStore.close()
             throw error

@@ -18,14 +18,14 @@ extension CommandContext {
         let importer: ReceiptImporter
         let store: any SubscriptionStore
         if let apps {
-            store = try await openStore()
+            store = try await openStore(ifMissing: .create)
             importer = ReceiptImporter(
                 store: store, apps: apps.bundleIDs,
                 serverAPIApps: Set(apps.apps.filter { $0.appleAPI == .serverAPI }.map(\.bundleID)))
         } else {
             let api = try ServerAPISettings.api(environment: environment, flag: appleAPIFlag)
             let bundleID = Settings.nonEmpty(environment["SUBRECON_BUNDLE_ID"])?.trimmingCharacters(in: .whitespaces)
-            store = try await openStore()
+            store = try await openStore(ifMissing: .create)
             importer = ReceiptImporter(
                 store: store, acceptsTransactionIDOnly: api == .serverAPI, apps: bundleID.map { [$0] } ?? [])
         }

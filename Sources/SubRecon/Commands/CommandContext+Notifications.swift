@@ -62,7 +62,7 @@ extension CommandContext {
         }
         let name = file == "-" ? "<stdin>" : file
         let lines = NotificationLines.split(Array(bytes))
-        let store = try await openStore()
+        let store = try await openStore(ifMissing: .create)
         let processor = NotificationProcessor.live(store: store, settings: settings, logger: logger)
         var problems: [String] = []
         for line in lines {
@@ -125,7 +125,7 @@ extension CommandContext {
         // The backfill asks the Server API whatever the run asks; with an apps file, each app's
         // `apple_api` says which apps have the Server API's settings.
         if try appsFile() == nil { flags.appleAPI = AppleAPI.serverAPI.rawValue }
-        let job = try await liveWiring(flags)
+        let job = try await liveWiring(flags, ifMissing: .create)
         defer { Task { await job.store.close() } }
         guard let notificationSettings = job.settings.notifications else {
             throw ConfigurationError.other("the backfill needs the App Store Server API settings (SUBRECON_API_KEY_FILE, ...)")

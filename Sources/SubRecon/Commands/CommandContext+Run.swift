@@ -35,7 +35,7 @@ extension CommandContext {
     /// file is written, a ledger refill is finished. Prints the summary line as it happens; the
     /// summary's `exitStatus` is the command's.
     public func nightlyRun(_ request: RunRequest, flags: Settings.Flags) async throws -> RunSummary {
-        let job = try await liveWiring(flags, claimTimeoutSeconds: request.claimTimeoutSeconds)
+        let job = try await liveWiring(flags, ifMissing: .create, claimTimeoutSeconds: request.claimTimeoutSeconds)
         let store = job.store
         let interval = environment["SUBRECON_PROGRESS_INTERVAL"].flatMap(Double.init) ?? 30
         var observers: [any RunObserver] = [

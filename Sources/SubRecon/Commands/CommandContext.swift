@@ -56,17 +56,46 @@ public struct CommandContext: Sendable {
         return locations
     }
 
+    /// What opening a SQLite database that does not exist does.
+    public enum IfMissing: Sendable {
+        /// Refuses (`MissingDatabase`, exit 66), creating nothing: the commands that only read.
+        case refuse
+        /// Creates it and says so on stderr (cron mails it once): the commands that take data in.
+        case create
+        /// Creates it without a word (`db copy`'s target, which the copy fills).
+        case createQuietly
+    }
+
+    /// Where --db / SUBRECON_DB's database came from, as the sentences that name it say.
+    var databaseOrigin: String {
+        if databaseFlag != nil { return "--db" }
+        if Settings.nonEmpty(environment["SUBRECON_DB"]) != nil { return "SUBRECON_DB" }
+        return "the default: neither --db nor SUBRECON_DB is set"
+    }
+
     /// Opens `location` (the one `Settings` resolved, when the command has them, so their warnings
-    /// show once), else the one the flags name: a SQLite file, or a PostgreSQL URL. Throws
-    /// `ConfigurationError` or `StoreOpenFailure`.
+    /// show once), else the one the flags name: a SQLite file, or a PostgreSQL URL. A SQLite file
+    /// that does not exist is refused unless `ifMissing` creates it; `origin` names where an
+    /// explicit `location` came from (default: --db / SUBRECON_DB). PostgreSQL is unaffected: a
+    /// database that is not there fails to connect. Throws `ConfigurationError`, `MissingDatabase`
+    /// or `StoreOpenFailure`.
     public func openStore(
-        _ location: DatabaseLocation? = nil, claimTimeoutSeconds: Int? = nil, environment: [String: String]? = nil,
-        latencyBound: Bool = false
+        _ location: DatabaseLocation? = nil, ifMissing: IfMissing = .refuse, origin: String? = nil,
+        claimTimeoutSeconds: Int? = nil, environment: [String: String]? = nil, latencyBound: Bool = false
     ) async throws -> any SubscriptionStore {
         let location = try location ?? databases(named: [nil])[0]
-        return try await StoreOpener.open(
+        var created: String?
+        if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            guard ifMissing != .refuse else { throw MissingDatabase(path: path, origin: origin ?? databaseOrigin) }
+            if ifMissing == .create { created = path }
+        }
+        let store = try await StoreOpener.open(
             location, environment: environment ?? self.environment, claimTimeoutSeconds: claimTimeoutSeconds,
-            latencyBound: latencyBound, logger: logger)
+            latencyBound: latencyBound, createIfMissing: ifMissing != .refuse, logger: logger)
+        if let created {
+            output.message("created a new, empty database at \(created) (\(origin ?? databaseOrigin))")
+        }
+        return store
     }
 
     /// The apps file (`--apps-file`, else SUBRECON_APPS_FILE), parsed and checked but its secret
@@ -96,9 +125,11 @@ public struct CommandContext: Sendable {
 
     /// Settings, database and signal handling for a command that talks to Apple, in the order
     /// the contract wants: a configuration error (exit 2) before anything else happens.
-    func liveWiring(_ flags: Settings.Flags, claimTimeoutSeconds: Int? = nil) async throws -> LiveWiring {
+    func liveWiring(_ flags: Settings.Flags, ifMissing: IfMissing = .refuse, claimTimeoutSeconds: Int? = nil) async throws
+        -> LiveWiring
+    {
         let settings = try settings(flags)
-        let store = try await openStore(settings.database, claimTimeoutSeconds: claimTimeoutSeconds)
+        let store = try await openStore(settings.database, ifMissing: ifMissing, claimTimeoutSeconds: claimTimeoutSeconds)
         let stopSignal = StopSignal()
         stopSignal.installSignalHandlers()
         return LiveWiring(settings: settings, store: store, clock: clock, stopSignal: stopSignal, logger: logger)

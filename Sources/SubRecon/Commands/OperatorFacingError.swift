@@ -36,7 +36,9 @@ extension ReportError: OperatorFacingError {
     public var exitStatus: ExitStatus {
         switch self {
         case .unknownRun, .invalidOption: .configuration
-        case .cannotWrite, .failed: .databaseFailed
+        // EX_CANTCREAT: the output file (a report, the dashboard) cannot be created.
+        case .cannotWrite: .cannotCreateOutput
+        case .failed: .databaseFailed
         }
     }
 }

@@ -16,7 +16,8 @@ public enum MetricsFile {
         } catch {
             throw .failed("\(error)")
         }
-        try await AtomicFile.write(to: path) { handle in handle.write(Data(text.utf8)) }
+        // 0644: node_exporter reads it as another user, and it holds counts only, no customer data.
+        try await AtomicFile.write(to: path, mode: 0o644) { handle in handle.write(Data(text.utf8)) }
     }
 
     static func render(summary: RunSummary, _ db: any SnapshotQuerying) async throws -> String {

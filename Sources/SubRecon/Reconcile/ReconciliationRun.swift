@@ -350,7 +350,7 @@ public struct ReconciliationRun: Sendable {
             runID: runID, kind: options.kind, receiptsTotal: total, counts: counts, stoppedBy: stoppedBy,
             status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: endedEarly?.description,
             notReached: stoppedBy == nil ? remaining : 0,
-            stoppedApps: lanes.count > 1 ? stoppedApps.map(\.0) : [])
+            stoppedApps: lanes.count > 1 ? stoppedApps.map(\.0) : [], signal: endedEarly?.signal)
         if let runID {
             try await storeCall { () async throws(StoreError) in
                 try await store.finishRun(
@@ -435,6 +435,11 @@ enum EarlyEnd: Sendable, Equatable, CustomStringConvertible {
     case signal(String)
     case lostRunLock
     case circuitBreakerOpen
+
+    /// The signal that ended the run, if one did.
+    var signal: Int32? {
+        if case .signal(let name) = self { StopSignal.signal(named: name) } else { nil }
+    }
 
     var description: String {
         switch self {

@@ -22,12 +22,15 @@ public struct RunSummary: Sendable, Equatable {
     public var serverAPI: APIRateLimiter.Figures?
     /// With several apps: the apps Apple stopped (their work stopped; the others' completed).
     public var stoppedApps: [String]
+    /// The signal (SIGINT, SIGTERM) that stopped the run, if one did.
+    public var signal: Int32?
 
     public init(
         runID: Int64?, kind: RunKind, receiptsTotal: Int, counts: [RunItemOutcome: Int], stoppedBy: RunStoppingProblem?,
         status: RunStatus, startedAtMs: Int64, finishedAtMs: Int64, endedEarly: String? = nil, notReached: Int = 0,
-        stoppedApps: [String] = []
+        stoppedApps: [String] = [], signal: Int32? = nil
     ) {
+        self.signal = signal
         self.stoppedApps = stoppedApps
         self.runID = runID
         self.kind = kind
@@ -43,10 +46,12 @@ public struct RunSummary: Sendable, Equatable {
 
     public func count(_ outcome: RunItemOutcome) -> Int { counts[outcome, default: 0] }
 
-    /// The contract's exit codes: 2 when Apple stopped the run, 1 when some receipt got no
-    /// usable answer, 0 when every receipt got a definitive one.
+    /// The contract's exit codes: 2 when Apple stopped the run, 130 / 143 (128 + the signal) when
+    /// SIGINT / SIGTERM did, 1 when some receipt got no usable answer, 0 when every receipt got a
+    /// definitive one.
     public var exitStatus: ExitStatus {
         if stoppedBy != nil { return .configuration }
+        if let signal, let stopped = ExitStatus.stopped(by: signal) { return stopped }
         if count(.failed) > 0 || count(.skipped) > 0 || endedEarly != nil || notReached > 0 || status == .interrupted {
             return .incomplete
         }

@@ -6,7 +6,8 @@ import SubReconStore
 
 /// A request to stop a run gracefully: no new receipts are started, receipts in flight finish
 /// (or stay due), and the run is recorded as interrupted. SIGTERM and SIGINT raise it; a second
-/// signal exits at once (every receipt's writes are one transaction, so nothing is half-written).
+/// signal exits at once (every receipt's writes are one transaction, so nothing is half-written),
+/// with 128 + the signal as shells report it (130, 143), as the graceful stop does.
 public final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var raised: String?
@@ -16,6 +17,15 @@ public final class StopSignal: @unchecked Sendable {
 
     /// Why the stop was requested, or nil while the run may go on.
     public var reason: String? { lock.withLock { raised } }
+
+    /// The signal `reason` names ("SIGTERM", "SIGINT"), or nil.
+    public static func signal(named reason: String) -> Int32? {
+        switch reason {
+        case "SIGTERM": SIGTERM
+        case "SIGINT": SIGINT
+        default: nil
+        }
+    }
 
     public func raise(_ reason: String) {
         lock.withLock { if raised == nil { raised = reason } }
@@ -32,7 +42,7 @@ public final class StopSignal: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
             source.setEventHandler { [weak self] in
                 guard let self else { return }
-                if self.reason != nil { exit(1) }
+                if self.reason != nil { exit(128 + signal) }
                 self.raise(signal == SIGTERM ? "SIGTERM" : "SIGINT")
             }
             source.resume()

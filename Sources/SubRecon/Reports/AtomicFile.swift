@@ -3,15 +3,20 @@ import SubReconAppStore
 import SubReconModel
 import SubReconStore
 
-/// Writes a file so that it appears whole or not at all: into a temporary file (mode 0600) in
-/// the same folder, then renamed over the target. A failed report never leaves a partial file.
+/// Writes a file so that it appears whole or not at all: into a temporary file in the same folder,
+/// then renamed over the target. A failed report never leaves a partial file. Reports hold customer
+/// data and are mode 0600; `mode` widens it for a file others must read (the metrics textfile).
 public enum AtomicFile {
-    public static func write(to path: String, _ body: (FileHandle) async throws -> Void) async throws(ReportError) {
+    public static func write(to path: String, mode: mode_t = 0o600, _ body: (FileHandle) async throws -> Void)
+        async throws(ReportError)
+    {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-        let fd = open(temporary, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        let fd = open(temporary, O_CREAT | O_WRONLY | O_TRUNC, mode)
+        guard fd >= 0 else { throw .cannotWrite(path: path, reason: reason(errno, folder: directory)) }
+        // The umask (often 022, sometimes 077) must not narrow what the caller asked for.
+        fchmod(fd, mode)
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         do {
             try await body(handle)
@@ -21,12 +26,27 @@ public enum AtomicFile {
             try? handle.close()
             unlink(temporary)
             if let error = error as? ReportError { throw error }
+            // The database failed while the report was read: that is exit 74, not the file's fault.
+            if let error = error as? StoreError { throw .failed(error.description) }
             throw .cannotWrite(path: path, reason: "\(error)")
         }
         guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = reason(errno, folder: directory, target: path)
             unlink(temporary)
             throw .cannotWrite(path: path, reason: reason)
+        }
+    }
+
+    /// An operator's sentence for why a file could not be created in `folder`.
+    static func reason(_ code: Int32, folder: String, target: String? = nil) -> String {
+        switch code {
+        case ENOENT: "the folder \(folder) does not exist"
+        case ENOTDIR: "\(folder) is not a folder"
+        case EACCES, EPERM: "this user may not create files in \(folder)"
+        case EISDIR: "\(target ?? folder) is a folder"
+        case EROFS: "\(folder) is on a read-only file system"
+        case ENOSPC, EDQUOT: "no space left in \(folder)"
+        default: String(cString: strerror(code))
         }
     }
 }

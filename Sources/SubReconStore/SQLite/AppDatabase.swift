@@ -10,10 +10,12 @@ public struct AppDatabase: Sendable {
     /// Runs the WAL's checkpoints off the writer (`open(path:checkpointsOffTheWriter:)`).
     package let checkpointer: WALCheckpointer?
 
-    /// Opens (creating with mode 0600 and migrating if needed) the database at `path`. With
-    /// `checkpointsOffTheWriter`, no commit checkpoints the WAL: a `WALCheckpointer` does, on a
-    /// connection of its own, until `close()`.
-    public static func open(path: String, checkpointsOffTheWriter: Bool = false) throws(StoreError) -> AppDatabase {
+    /// Opens (creating with mode 0600 unless not `createIfMissing`, and migrating if needed) the
+    /// database at `path`. With `checkpointsOffTheWriter`, no commit checkpoints the WAL: a
+    /// `WALCheckpointer` does, on a connection of its own, until `close()`.
+    public static func open(path: String, createIfMissing: Bool = true, checkpointsOffTheWriter: Bool = false)
+        throws(StoreError) -> AppDatabase
+    {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
@@ -21,6 +23,7 @@ public struct AppDatabase: Sendable {
             throw .cannotOpen(path: path, reason: "its folder \(directory) does not exist")
         }
         if !FileManager.default.fileExists(atPath: path) {
+            guard createIfMissing else { throw .cannotOpen(path: path, reason: "it does not exist") }
             // Created by us first so it never exists with a wider mode: receipts are personal data.
             let fd = Foundation.open(path, O_CREAT | O_WRONLY | O_EXCL, 0o600)
             if fd >= 0 { try? FileHandle(fileDescriptor: fd).close() }
