@@ -28,7 +28,7 @@ struct ReportCommand: AsyncParsableCommand {
             Examples:
               subrecon report subscriptions --output subscriptions.csv
               subrecon report run-items --run 42
-              subrecon report changes                      # what the latest run changed
+              subrecon report changes                      # what the latest nightly run changed
               subrecon report changes --since 2026-11-01 --until 2026-12-01
               subrecon report expiring --within 36h
               subrecon report unrecorded --since 2026-11-22T00:00:00Z
@@ -59,7 +59,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Write to this file instead of standard output.")
     var output: String?
 
-    @Option(name: .customLong("run"), help: "For run-items and changes: the run id (default: the latest run).")
+    @Option(name: .customLong("run"), help: "For run-items and changes: the run id (default: the latest nightly run).")
     var runID: Int64?
 
     @Option(help: "For runs (started_at), changes (run start) and unrecorded (first_seen_at): from this ISO 8601 date or date-time, UTC, inclusive.")

@@ -53,6 +53,26 @@ import Testing
         #expect(paid == payerPaid)
     }
 
+    /// Issue 34 (item 10): the month a currency's only paying subscriber churned, its MRR is zero,
+    /// written `0.00` as `mrr_milliunits` says, not left empty like an unknown price.
+    @Test(arguments: StoreKind.allCases) func aCurrencyWhoseSubscribersAllChurnedShowsAZeroMRR(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        let churned = SimulatedLedgerScenario.monthlyEURChurned.subscriber(id: 2_000, nowMs: world.clock.nowMs)
+        world.simulator.register(churned)
+        _ = try await world.store.importReceipts(
+            [ImportRow(line: 2, userID: "ledger-churned", receiptData: SimulatedReceipt.encode(churned))], nowMs: world.clock.nowMs)
+        #expect(try await world.runServerAPI().exitCode == 0)
+
+        let rows = try await world.report(.metrics)
+        let churnMonth = try #require(rows.first { $0["churned"] == "1" })
+        #expect(churnMonth["currency"] == "EUR")
+        #expect(churnMonth["active_paid"] == "0")
+        #expect(churnMonth["mrr_milliunits"] == "0")
+        #expect(churnMonth["mrr"] == "0.00")
+        #expect(rows.allSatisfy { $0["mrr"] != "" })
+    }
+
     /// The walk's edge cases are the same bytes on both stores: a period with no purchase date
     /// (SQLite returns it first, PostgreSQL last) and a period recorded under two users (counted once).
     @Test func unknownPurchaseDatesAndSharedPeriodsGiveTheSameBytesOnBothStores() async throws {

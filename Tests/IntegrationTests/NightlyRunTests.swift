@@ -139,7 +139,8 @@ import Testing
         let runs = try await world.report(.runs)
         #expect(runs.map { $0["kind"] } == ["nightly", "user"])
         #expect(runs.last?["status"] == "completed")
-        let items = try await world.report(.runItems)
+        // Without --run, run-items shows the latest nightly run (issue 34): the lookup by its id.
+        let items = try await world.report(.runItems, runID: summary.runID)
         #expect(items.map { $0["user_id"] } == ["user-active"])
     }
 

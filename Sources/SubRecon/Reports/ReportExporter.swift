@@ -12,7 +12,7 @@ public struct ReportExporter: Sendable {
 
     public init(store: any SubscriptionStore) { self.store = store }
 
-    /// - Parameter runID: for `run-items` and `changes`; nil means the latest run of either kind.
+    /// - Parameter runID: for `run-items` and `changes`; nil means the latest nightly run.
     public func export(_ kind: ReportKind, runID: Int64? = nil, to sink: @escaping CSVWriter.Sink) async throws(ReportError) {
         try await export(kind, options: ReportOptions(runID: runID, nowMs: Self.wallClockMs()), to: sink)
     }
@@ -202,16 +202,16 @@ public struct ReportExporter: Sendable {
         }
     }
 
-    /// The run `--run` names (which must exist), or the latest run of either kind; nil when there is none.
+    /// The run `--run` names (which must exist, of either kind), or the latest nightly run; nil when there is none.
     private static func chosenRun(_ db: any SnapshotQuerying, _ runID: Int64?) async throws -> Int64? {
-        guard let runID else { return try await db.integer(ReportSQL.latestRun) }
+        guard let runID else { return try await db.integer(ReportSQL.latestNightlyRun) }
         guard try await db.integer(ReportSQL.runExists, [.integer(runID)]) != nil else {
             throw ReportError.unknownRun(runID)
         }
         return runID
     }
 
-    /// Every subscription change of one run (`--run`, default the latest), or of every run that
+    /// Every subscription change of one run (`--run`, default the latest nightly run), or of every run that
     /// started in the `--since/--until` window and every change a notification made in it (those
     /// last, with their `notification_uuid` and no run).
     private static func changes(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {

@@ -79,7 +79,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .subscriptions: "one row per (user, original_transaction_id): status, expiry"
         case .renewals: "one row per subscription period Apple reported"
         case .runs: "one row per run: kind, times, counts, exit code"
-        case .runItems: "each receipt's outcome in one run (--run, default the latest)"
+        case .runItems: "each receipt's outcome in one run (--run, default last nightly)"
         case .changes: "what a run changed, old and new side by side (--run)"
         case .expiring: "entitled subscriptions ending within --within (default 7d)"
         case .unrecorded: "lost orders: periods Apple billed that a run found first"

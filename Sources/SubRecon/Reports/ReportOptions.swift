@@ -6,7 +6,7 @@ import SubReconStore
 /// of `expiring` (`--within`), and "now". Built from the command line by ``parse(kind:runID:since:until:within:nowMs:)``,
 /// which refuses values a kind does not use, so a typo never silently widens a report.
 public struct ReportOptions: Sendable, Equatable {
-    /// `run-items` and `changes`: the run; nil means the latest run of either kind.
+    /// `run-items` and `changes`: the run; nil means the latest nightly run.
     public var runID: Int64?
     /// Inclusive lower bound, epoch milliseconds (`runs`: started_at; `changes`: the run's
     /// started_at; `unrecorded`: first_seen_at).

@@ -78,7 +78,8 @@ public struct StatusReport: Sendable, Equatable, Codable {
     public var generatedAt: String
     public var subscriptions: Subscriptions
     public var receipts: Receipts
-    /// Newest first, at most ``runLimit``.
+    /// Newest first: the latest ``runLimit`` nightly runs and the latest ``otherRunLimit`` runs of
+    /// other kinds (support lookups), so lookups never push the nightly runs off the screen.
     public var lastRuns: [Run]
     /// How many receipts reach the threshold (``failingReceipts`` shows the worst ``failingLimit``).
     public var failingTotal: Int
@@ -89,6 +90,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
     /// Three nights in a row is no longer bad luck at Apple: someone should look.
     public static let repeatedFailureThreshold = 3
     public static let runLimit = 5
+    public static let otherRunLimit = 3
     public static let failingLimit = 10
     static let verificationStates = ["pending", "verified", "flagged", "invalid", "account_gone", "failed"]
 
@@ -121,7 +123,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
         }
 
         let runs = try await db.all(
-            StatusSQL.latestRuns, [.integer(Int64(runLimit))]
+            StatusSQL.latestRuns, [.integer(Int64(runLimit)), .integer(Int64(otherRunLimit))]
         ) { row in
             let started = try row.requiredInteger("started_at")
             let finished = try row.integer("finished_at")
@@ -199,7 +201,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
                 + receipts.byState.map { ["  " + $0.state, String($0.receipts), String($0.dueNow)] },
             rightAligned: [1, 2])
 
-        out += "\nLast runs (newest first):\n"
+        out += "\nLast runs (newest first; the last \(Self.runLimit) nightly and \(Self.otherRunLimit) user runs):\n"
         if lastRuns.isEmpty {
             out += "  none yet\n"
         } else {

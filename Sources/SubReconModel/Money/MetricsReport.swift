@@ -14,8 +14,10 @@
 /// Choices where the contract was silent:
 /// - A row without a purchase date covers nothing.
 /// - Rows with equal purchase dates: the later one in the given order governs.
-/// - `mrr` text is empty when no covering row of the slot has a known price (a slot of only
-///   churned subscriptions, or only unpriced ones); a slot with known-priced trials shows `0.00`.
+/// - `mrr` is written from `mrr_milliunits`, and is empty only where that figure rests on unknown
+///   prices: an empty currency, or a slot whose covering rows all have unknown prices. A slot that
+///   nothing covers (its paying subscribers all churned) or only known-priced trials cover is a
+///   known zero: `0.00` (`0` for JPY).
 /// - A price of 0 without a currency is an unknown price (the contract's words), so it counts as
 ///   `active_paid`, adding nothing to MRR; `FREE_TRIAL` always counts as a trial.
 package struct MetricsReport {
@@ -150,7 +152,8 @@ package struct MetricsReport {
                 let label = ReportPeriod(granularity: options.granularity, index: baseIndex + Int64(offset)).label
                 output.append((label, currency, [
                     label, currency, String(paid), String(trials), mrr.description,
-                    knownPriced > 0 ? MoneyText.text(milliunits: mrr, currency: currency) : nil,
+                    Self.mrrIsKnown(currency: currency, covered: paid + trials, knownPriced: knownPriced)
+                        ? MoneyText.text(milliunits: mrr, currency: currency) : nil,
                     String(churned), ChurnRate.text(churned: churned, activePaidBefore: paidBefore),
                 ]))
             }
@@ -160,6 +163,12 @@ package struct MetricsReport {
             return lhs.currency.utf8.lexicographicallyPrecedes(rhs.currency.utf8)
         }
         return output.map(\.cells)
+    }
+
+    /// Whether a slot's MRR is a known amount: it has a currency, and some covering row has a
+    /// known price or no row covers it at all (zero, not unknown).
+    package static func mrrIsKnown(currency: String, covered: Int64, knownPriced: Int64) -> Bool {
+        !currency.isEmpty && (knownPriced > 0 || covered == 0)
     }
 
     /// The first offset measured at or after `instantMs` (`instants.count` when none).

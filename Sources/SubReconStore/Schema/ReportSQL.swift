@@ -61,7 +61,9 @@ package enum ReportSQL {
                i.old_expires_date_ms, i.new_expires_date_ms, i.message, r.bundle_id
         FROM run_items i LEFT JOIN receipts r ON r.id = i.receipt_id WHERE i.run_id = ? ORDER BY i.receipt_id
         """
-    package static let latestRun = "SELECT MAX(id) AS value FROM runs"
+    /// "The latest run" of `run-items` and `changes` without `--run`: the nightly job's, so a
+    /// support lookup (`subrecon user`, kind `user`) never hides last night's run.
+    package static let latestNightlyRun = "SELECT MAX(id) AS value FROM runs WHERE kind = 'nightly'"
     package static let runExists = "SELECT 1 AS value FROM runs WHERE id = ?"
     package static let changesColumns = """
         SELECT c.run_id, c.user_id, c.original_transaction_id, c.change, c.old_status, c.new_status,

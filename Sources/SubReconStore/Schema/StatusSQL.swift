@@ -6,10 +6,16 @@ package enum StatusSQL {
                CAST(SUM(CASE WHEN next_due_at <= ? THEN 1 ELSE 0 END) AS BIGINT) AS due
         FROM receipts GROUP BY verification_state
         """
+    /// The latest `?` nightly runs and the latest `?` runs of other kinds (`subrecon user`), newest
+    /// first: however many support lookups came after it, last night's run stays on the screen.
     package static let latestRuns = """
-        SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
-               invalid, failed, exit_code
-        FROM runs ORDER BY id DESC LIMIT ?
+        SELECT * FROM (SELECT \(runColumns) FROM runs WHERE kind = 'nightly' ORDER BY id DESC LIMIT ?) AS nightly
+        UNION ALL
+        SELECT * FROM (SELECT \(runColumns) FROM runs WHERE kind <> 'nightly' ORDER BY id DESC LIMIT ?) AS other
+        ORDER BY id DESC
+        """
+    private static let runColumns = """
+        id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged, invalid, failed, exit_code
         """
     package static let failingReceiptCount = "SELECT COUNT(*) AS value FROM receipts WHERE consecutive_failures >= ?"
     package static let failingReceipts = """

@@ -101,7 +101,7 @@ struct MetricsReportTests {
         #expect(rows == [
             ["2026-11-01", "USD", "2", "0", "86580", "86.58", "0", nil],
             ["2026-11-02", "USD", "1", "0", "43290", "43.29", "1", "0.5000"],
-            ["2026-11-03", "USD", "0", "0", "0", nil, "1", "1.0000"],
+            ["2026-11-03", "USD", "0", "0", "0", "0.00", "1", "1.0000"],
         ])
     }
 
@@ -115,7 +115,25 @@ struct MetricsReportTests {
         #expect(rows == [
             ["2026-09", "USD", "1", "0", "9990", "9.99", "0", nil],
             ["2026-10", "EUR", "1", "0", "8990", "8.99", "0", nil],
-            ["2026-11", "EUR", "0", "0", "0", nil, "1", "1.0000"],
+            ["2026-11", "EUR", "0", "0", "0", "0.00", "1", "1.0000"],
+        ])
+    }
+
+    /// Issue 34: `mrr` is written from `mrr_milliunits`; a currency whose paying subscribers all
+    /// churned has an MRR of zero (`0` in yen), not an unknown one. Empty stays for unknown prices.
+    @Test func aCurrencyWhoseSubscribersAllChurnedHasAZeroMRRNotAnEmptyOne() throws {
+        let rows = try Self.report([
+            [F.row("1", from: "2026-09-15", to: "2026-10-15", price: 1_200_000, currency: "JPY")],
+            [F.row("2", from: "2026-09-15", to: "2026-10-15", price: nil, currency: "USD", refund: nil)],
+            [F.row("3", from: "2026-09-15", to: "2026-10-15", price: nil, currency: nil, refund: nil)],
+        ], now: "2026-10-20T00:00Z", firstData: "2026-09-15")
+        #expect(rows == [
+            ["2026-09", "", "1", "0", "0", nil, "0", nil],
+            ["2026-09", "JPY", "1", "0", "1200000", "1200", "0", nil],
+            ["2026-09", "USD", "1", "0", "0", nil, "0", nil],
+            ["2026-10", "", "0", "0", "0", nil, "1", "1.0000"],
+            ["2026-10", "JPY", "0", "0", "0", "0", "1", "1.0000"],
+            ["2026-10", "USD", "0", "0", "0", "0.00", "1", "1.0000"],
         ])
     }
 
@@ -225,7 +243,8 @@ struct MetricsReportTests {
             where t.paid != 0 || t.trials != 0 || t.churned != 0 {
                 let mrr = HalfEven.divide(t.twelfths, by: 12)
                 output.append([period.label, currency, String(t.paid), String(t.trials), String(mrr),
-                               t.known > 0 ? MoneyText.text(milliunits: mrr, currency: currency) : nil, String(t.churned),
+                               !currency.isEmpty && (t.known > 0 || t.paid + t.trials == 0)
+                                   ? MoneyText.text(milliunits: mrr, currency: currency) : nil, String(t.churned),
                                ChurnRate.text(churned: t.churned, activePaidBefore: t.before)])
             }
             previous = now

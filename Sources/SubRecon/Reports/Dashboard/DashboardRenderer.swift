@@ -94,14 +94,15 @@ public enum DashboardRenderer {
         }
 
         out += "<p class=\"subhead\">Checks</p><div class=\"cards\" id=\"last-run\">"
-        if let run = data.runs.last {
-            var detail = "\(run.kind) · started \(run.startedAt) · \(durationText(run.durationMs)) · "
+        // The nightly job's latest run: a support lookup (`subrecon user`, kind `user`) is no "last run".
+        if let run = data.runs.last(where: { $0.kind == RunKind.nightly.rawValue }) {
+            var detail = "started \(run.startedAt) · \(durationText(run.durationMs)) · "
             detail += "\(run.updated) updated, \(run.unchanged) unchanged, \(run.invalid) invalid, \(run.failed) failed"
             out += card(
-                label: "last run #\(run.id)", value: run.exitCode.map { "exit \($0)" } ?? run.status,
+                label: "last nightly run #\(run.id)", value: run.exitCode.map { "exit \($0)" } ?? run.status,
                 detail: detail, wide: true)
         } else {
-            out += card(label: "last run", value: "none", detail: noRunsSentence, wide: true)
+            out += card(label: "last nightly run", value: "none", detail: noRunsSentence, wide: true)
         }
         if let parity = data.appleParity {
             let detail = "\(parity.daysCompared) days compared (\(parity.firstDay) to \(parity.lastDay), Pacific time), \(parity.billedMatched) billed periods matched"
