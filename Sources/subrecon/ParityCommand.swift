@@ -14,17 +14,22 @@ struct ParityCommand: AsyncParsableCommand {
             Writes nothing. Needs both sets of credentials: the shared secret and the Server API \
             key, key ID, issuer ID and bundle ID. Prints CSV (user_id, original_transaction_id, \
             field, verify_receipt_value, server_api_value), one row per differing field, then a \
-            summary on stderr. Exit 0 when nothing differs, 1 when something does.
+            summary on stderr. Exit 0 when nothing differs, 1 when something does or when no \
+            receipt was compared (after a nightly run none is due: use --all).
 
             Examples:
               subrecon parity --limit 1000 --output parity.csv
+              subrecon parity --all --limit 1000
             """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var verification: VerificationOptions
 
-    @Option(help: "Compare at most this many due receipts.")
+    @Option(help: "Compare at most this many receipts (due ones; any with --all).")
     var limit: Int?
+
+    @Flag(help: "Compare every stored receipt, due or not (after a nightly run none is due).")
+    var all = false
 
     @Option(help: "Write the CSV here instead of stdout.")
     var output: String?
@@ -34,7 +39,7 @@ struct ParityCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await global.context().parity(limit: limit, outputPath: output, flags: verification.flags)
+        let result = try await global.context().parity(limit: limit, all: all, outputPath: output, flags: verification.flags)
         Console.error(result.summaryLine)
         try CommandEnded.with(result.exitStatus)
     }

@@ -89,7 +89,7 @@ struct ReportCommand: AsyncParsableCommand {
             toleranceDays: toleranceDays, apps: apps)
         guard let parity = try await global.context().report(kind, flags: flags, outputPath: output) else { return }
         for line in parity.summaryLines { Console.error(line) }
-        try CommandEnded.with(parity.allExplained ? .success : .incomplete)
+        try CommandEnded.with(parity.exitStatus)
     }
 }
 

@@ -214,6 +214,9 @@ import Testing
         #expect(outcome.summary.daysCompared == 0)
         #expect(outcome.daysWithoutReport.count == 31)
         #expect(outcome.allExplained)
+        // No day compared is no evidence: exit 1 (issue 34, item 8).
+        #expect(outcome.exitStatus == .incomplete)
+        #expect(outcome.summaryLines.contains { $0.contains("2026-10-01 to 2026-10-31") })
         #expect(outcome.summaryLines.first?.contains("no day compared") == true)
     }
 }

@@ -479,6 +479,36 @@ struct ImportFileParserRulesTests {
         #expect(result.problems.count == 1)
     }
 
+    /// Issue 34 (item 7): a CSV without a receipt_data column reads as JSON Lines without the key.
+    @Test(arguments: [true, false]) func aCSVWithoutReceiptDataAcceptsAndRefusesExactlyWhatJSONLinesDoes(serverAPI: Bool) {
+        let token = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+        let cases: [(csv: String, jsonl: String)] = [
+            ("user_id,transaction_id\nu1,2000000123456789\nu2,\nu3,12ab\n",
+             #"{"user_id":"u1","transaction_id":"2000000123456789"}"# + "\n" + #"{"user_id":"u2","transaction_id":""}"#
+                + "\n" + #"{"user_id":"u3","transaction_id":"12ab"}"# + "\n"),
+            ("user_id,app_account_token\nu1,\(token)\nu2,nope\n",
+             #"{"user_id":"u1","app_account_token":"\#(token)"}"# + "\n" + #"{"user_id":"u2","app_account_token":"nope"}"# + "\n"),
+            ("user_id,transaction_id,app_account_token\nu1,,\(token)\n,42,\n",
+             #"{"user_id":"u1","app_account_token":"\#(token)"}"# + "\n" + #"{"user_id":"","transaction_id":"42"}"# + "\n"),
+        ]
+        for (csvText, jsonText) in cases {
+            let csv = ImportFileParser(format: .csv, sourceName: "f", acceptsTransactionIDOnly: serverAPI).parse(Data(csvText.utf8))
+            let jsonl = ImportFileParser(format: .jsonl, sourceName: "f", acceptsTransactionIDOnly: serverAPI).parse(Data(jsonText.utf8))
+            // CSV lines are one further down: the header.
+            #expect(csv.problems.map { "\($0.line - 1): \($0.reason)" } == jsonl.problems.map { "\($0.line): \($0.reason)" })
+            #expect(csv.rows.map(\.userID) == jsonl.rows.map(\.userID))
+            #expect(csv.rows.map(\.transactionID) == jsonl.rows.map(\.transactionID))
+            #expect(csv.rows.map(\.appAccountToken) == jsonl.rows.map(\.appAccountToken))
+            if serverAPI { #expect(!csv.rows.isEmpty) } else { #expect(csv.rows.isEmpty) }
+        }
+    }
+
+    @Test func aCSVHeaderWithNoColumnThatCanIdentifyAPurchaseIsRefused() {
+        let result = ImportFileParser(format: .csv, sourceName: "t.csv", acceptsTransactionIDOnly: true)
+            .parse(Data("user_id,product_id\nu1,p\n".utf8))
+        #expect(result.problems.map(\.description) == ["t.csv:1: the header lacks the required column receipt_data"])
+    }
+
     // MARK: - Several apps: bundle_id
 
     static let appsCSV = Data("""

@@ -11,8 +11,12 @@ import SubReconStore
 ///
 /// Rules, for both formats:
 /// - Columns (CSV header names, compared case-insensitively) and keys (JSON, exact) are `user_id`,
-///   `receipt_data`, and optionally `product_id`, `environment`, `transaction_id`, `bundle_id`, in any order. Any other name is
-///   rejected, so a typo such as `enviroment` cannot silently drop data.
+///   `receipt_data`, and optionally `product_id`, `environment`, `transaction_id`, `bundle_id`,
+///   `app_account_token`, in any order. Any other name is rejected, so a typo such as `enviroment`
+///   cannot silently drop data. A CSV header needs `user_id` and one of `receipt_data`,
+///   `transaction_id`, `app_account_token` (a row can be valid with any of them); whether a row
+///   without receipt data is accepted is then decided per row, exactly as for a JSON line that
+///   lacks the key.
 /// - `user_id` must not be empty, have surrounding whitespace or contain control characters; it is
 ///   kept exactly as given.
 /// - `receipt_data` has surrounding ASCII whitespace trimmed, then must be non-empty, at most
@@ -87,7 +91,9 @@ public struct ImportFileParser: Sendable {
     static let columnNames = [
         "user_id", "receipt_data", "product_id", "environment", "transaction_id", "bundle_id", "app_account_token",
     ]
-    static let requiredColumnNames: Set = ["user_id", "receipt_data"]
+    /// A CSV header without any of these has no row that could be valid: `receipt_data`, or (for
+    /// an app asked through the Server API) a transaction ID or an app account token alone.
+    static let identifyingColumnNames = ["receipt_data", "transaction_id", "app_account_token"]
     private static let columnList =
         "user_id, receipt_data, product_id, environment, transaction_id, bundle_id and app_account_token"
 
@@ -344,8 +350,9 @@ public struct ImportFileParser: Sendable {
                 map[key] = index
             }
         }
-        for required in columnNames where requiredColumnNames.contains(required) && map[required] == nil {
-            reasons.append("the header lacks the required column \(required)")
+        if map["user_id"] == nil { reasons.append("the header lacks the required column user_id") }
+        if !identifyingColumnNames.contains(where: { map[$0] != nil }) {
+            reasons.append("the header lacks the required column receipt_data")
         }
         return reasons.isEmpty ? .success(map) : .failure(HeaderError(message: reasons.joined(separator: "; ")))
     }

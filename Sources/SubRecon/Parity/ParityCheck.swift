@@ -14,6 +14,11 @@ public struct ParityCheck: Sendable {
         public var subscriptionsCompared: Int
         public var subscriptionsDiffering: Int
         public var differences: [ParityDifference]
+        /// Every stored receipt was compared (`parity --all`), not only the due ones.
+        public var comparedAll = false
+        /// How many receipts are stored for the apps compared; counted only when none was compared,
+        /// to say why.
+        public var receiptsStored: Int?
     }
 
     let store: any SubscriptionStore
@@ -41,16 +46,18 @@ public struct ParityCheck: Sendable {
         self.logger = logger
     }
 
-    /// Compares up to `limit` due receipts (every due receipt when nil).
-    public func run(limit: Int?) async throws(StoreError) -> Result {
+    /// Compares up to `limit` due receipts (every due receipt when nil), or with `all` up to
+    /// `limit` of every stored receipt, due or not.
+    public func run(limit: Int?, all: Bool = false) async throws(StoreError) -> Result {
         let nowMs = clock()
-        var result = Result(receiptsCompared: 0, subscriptionsCompared: 0, subscriptionsDiffering: 0, differences: [])
+        var result = Result(
+            receiptsCompared: 0, subscriptionsCompared: 0, subscriptionsDiffering: 0, differences: [], comparedAll: all)
         var position = ReceiptCursorPosition.start
         while limit.map({ result.receiptsCompared < $0 }) ?? true {
             let pageSize = min(256, limit.map { $0 - result.receiptsCompared } ?? 256)
             // Read, never claimed: the check writes nothing at all.
             let page = try await store.receipts(
-                .duePreview, app: app, after: position, limit: pageSize, nowMs: nowMs, detail: .withServerAPIContext)
+                all ? .all : .duePreview, app: app, after: position, limit: pageSize, nowMs: nowMs, detail: .withServerAPIContext)
             guard let last = page.last else { break }
             position = ReceiptCursorPosition(nextDueAt: last.nextDueAt, id: last.id)
             let answers = await ask(page)
@@ -66,6 +73,7 @@ public struct ParityCheck: Sendable {
             }
             result.receiptsCompared += page.count
         }
+        if result.receiptsCompared == 0 { result.receiptsStored = try await store.countReceipts(.all, app: app, nowMs: nowMs) }
         return result
     }
 

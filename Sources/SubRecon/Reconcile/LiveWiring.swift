@@ -73,13 +73,15 @@ public struct LiveWiring: Sendable {
         return summary
     }
 
-    /// `subrecon parity`: both APIs on the same due receipts, nothing written.
-    public func parity(limit: Int?) async throws(RunFailure) -> ParityCheck.Result {
+    /// `subrecon parity`: both APIs on the same due receipts (every stored receipt with `all`),
+    /// nothing written.
+    public func parity(limit: Int?, all: Bool = false) async throws(RunFailure) -> ParityCheck.Result {
         let transport = CurlTransport(
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         // Each app with its own credentials for both APIs, its products and its receipts.
-        var total = ParityCheck.Result(receiptsCompared: 0, subscriptionsCompared: 0, subscriptionsDiffering: 0, differences: [])
+        var total = ParityCheck.Result(
+            receiptsCompared: 0, subscriptionsCompared: 0, subscriptionsDiffering: 0, differences: [], comparedAll: all)
         for app in settings.selectedApps {
             let remaining = limit.map { $0 - total.receiptsCompared }
             if let remaining, remaining <= 0 { break }
@@ -91,7 +93,7 @@ public struct LiveWiring: Sendable {
                 logger: logger, app: settings.apps.count > 1 ? .app(app.bundleID ?? "") : .every)
             let result: ParityCheck.Result
             do {
-                result = try await check.run(limit: remaining)
+                result = try await check.run(limit: remaining, all: all)
             } catch {
                 throw .store(error)
             }
@@ -99,6 +101,7 @@ public struct LiveWiring: Sendable {
             total.subscriptionsCompared += result.subscriptionsCompared
             total.subscriptionsDiffering += result.subscriptionsDiffering
             total.differences += result.differences
+            if let stored = result.receiptsStored { total.receiptsStored = (total.receiptsStored ?? 0) + stored }
         }
         return total
     }

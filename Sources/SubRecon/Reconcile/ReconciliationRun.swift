@@ -350,7 +350,8 @@ public struct ReconciliationRun: Sendable {
             runID: runID, kind: options.kind, receiptsTotal: total, counts: counts, stoppedBy: stoppedBy,
             status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: endedEarly?.description,
             notReached: stoppedBy == nil ? remaining : 0,
-            stoppedApps: lanes.count > 1 ? stoppedApps.map(\.0) : [], signal: endedEarly?.signal)
+            stoppedApps: lanes.count > 1 ? stoppedApps.map(\.0) : [], signal: endedEarly?.signal,
+            selection: options.selection)
         if let runID {
             try await storeCall { () async throws(StoreError) in
                 try await store.finishRun(

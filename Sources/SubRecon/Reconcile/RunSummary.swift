@@ -16,8 +16,11 @@ public struct RunSummary: Sendable, Equatable {
     public var finishedAtMs: Int64
     /// Why the run ended before every selected receipt was verified (signal, circuit breaker).
     public var endedEarly: String?
-    /// Selected receipts the run never started; they stay due.
+    /// Selected receipts the run never started; they keep their next due time (so with `.due` they
+    /// stay due, with `.all` most are not due at all).
     public var notReached: Int
+    /// Which receipts the run was asked to verify: says what happens to those it did not reach.
+    public var selection: ReceiptSelection
     /// App Store Server API runs: requests sent, 429s received, the rate reached (every app's together).
     public var serverAPI: APIRateLimiter.Figures?
     /// With several apps: the apps Apple stopped (their work stopped; the others' completed).
@@ -28,9 +31,10 @@ public struct RunSummary: Sendable, Equatable {
     public init(
         runID: Int64?, kind: RunKind, receiptsTotal: Int, counts: [RunItemOutcome: Int], stoppedBy: RunStoppingProblem?,
         status: RunStatus, startedAtMs: Int64, finishedAtMs: Int64, endedEarly: String? = nil, notReached: Int = 0,
-        stoppedApps: [String] = [], signal: Int32? = nil
+        stoppedApps: [String] = [], signal: Int32? = nil, selection: ReceiptSelection = .due
     ) {
         self.signal = signal
+        self.selection = selection
         self.stoppedApps = stoppedApps
         self.runID = runID
         self.kind = kind
@@ -61,6 +65,20 @@ public struct RunSummary: Sendable, Equatable {
     /// `exitStatus` as a number, as the `runs` table and the metrics keep it.
     public var exitCode: Int32 { exitStatus.rawValue }
 
+    /// What becomes of the receipts an early end left out: only a run of the due receipts leaves
+    /// them due; `run --all` and `user` were checking receipts that need not be due at all.
+    var notReachedText: String {
+        switch selection {
+        case .due, .duePreview:
+            "\(notReached) not reached, still due"
+        case .all:
+            "\(notReached) not reached: not checked this time; the nightly run checks each when it falls due, "
+                + "and run --all again reaches them all"
+        case .user:
+            "\(notReached) of the user's receipts not reached: subrecon user again checks them"
+        }
+    }
+
     /// One line for logs and cron mail.
     public var line: String {
         let seconds = Double(finishedAtMs - startedAtMs) / 1000
@@ -73,7 +91,7 @@ public struct RunSummary: Sendable, Equatable {
                 ? " (stopped: Apple answered \(stoppedBy.appleStatus))"
                 : " (stopped for \(stoppedApps.joined(separator: ", ")): Apple answered \(stoppedBy.appleStatus); the other apps' work went on)"
         }
-        if let endedEarly { text += " (ended early: \(endedEarly); \(notReached) not reached, still due)" }
+        if let endedEarly { text += " (ended early: \(endedEarly); \(notReachedText))" }
         if let api = serverAPI {
             text += "; Server API: \(api.requests) requests, \(api.rateLimited) answered 429"
             if let rate = api.achievedRate { text += ", \(String(format: "%.1f", rate))/s" }

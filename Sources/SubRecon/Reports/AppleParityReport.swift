@@ -46,8 +46,12 @@ enum AppleParityReport {
         }
         let rows = ParityMatcher.match(
             apple: apple.counts, ledger: ledger.counts, comparedDays: compared, toleranceDays: options.toleranceDays)
+        // The window: the flags' bounds, else the first and last stored days (without a window
+        // every stored day is compared, and a day missing in between is worth saying).
         var missing: [CalendarDay] = []
-        if let since = options.paritySince, let until = options.parityUntil {
+        if let since = options.paritySince ?? compared.min(), let until = options.parityUntil ?? compared.max()?.adding(days: 1),
+            since < until
+        {
             missing = AppleReportWindow(since: since, until: until).days.filter { !compared.contains($0) }
         }
         return AppleParityOutcome(
@@ -62,8 +66,12 @@ public struct AppleParityOutcome: Sendable {
     /// Days of the window with no Apple report stored (not compared).
     public var daysWithoutReport: [CalendarDay]
 
-    /// Exit 0 when every row is `match` or `shifted`, 1 otherwise.
+    /// Every row is `match` or `shifted`.
     public var allExplained: Bool { summary.allExplained }
+
+    /// Exit 0 when at least one day was compared and every row is `match` or `shifted`; 1
+    /// otherwise (no day compared is no evidence, and cron must hear of it).
+    public var exitStatus: ExitStatus { allExplained && summary.daysCompared > 0 ? .success : .incomplete }
 
     /// One line per lost order (a `missing_in_ledger` billed row): day, product, country, price and
     /// how many, e.g. `2026-11-23 com.example.pro.monthly US 9.99 USD × 1`.
@@ -83,10 +91,10 @@ public struct AppleParityOutcome: Sendable {
             lines.append("apple-parity: no day compared: no Apple report is stored for the window (subrecon apple-reports fetch)")
         }
         if !daysWithoutReport.isEmpty {
-            let shown = daysWithoutReport.prefix(5).map(\.text).joined(separator: ", ")
+            let noun = daysWithoutReport.count == 1 ? "day of the window has" : "days of the window have"
             lines.append(
-                "  \(daysWithoutReport.count) day(s) of the window have no Apple report stored and were not compared: "
-                    + shown + (daysWithoutReport.count > 5 ? ", …" : ""))
+                "  not compared: \(daysWithoutReport.count) \(noun) no Apple report stored: "
+                    + Self.spans(daysWithoutReport) + " (subrecon apple-reports fetch --since D --until D)")
         }
         lines.append("  billed periods matched: \(summary.billedPeriodsMatched)")
         lines.append(
@@ -96,5 +104,18 @@ public struct AppleParityOutcome: Sendable {
             lines.append("  rows neither match nor shifted: \(summary.rowsNotMatched)")
         }
         return lines
+    }
+
+    /// Every day named, runs of consecutive days as `FIRST to LAST`: `2026-10-01 to 2026-10-31, 2026-11-04`.
+    static func spans(_ days: [CalendarDay]) -> String {
+        var spans: [String] = []
+        var index = days.startIndex
+        while index < days.endIndex {
+            var end = index
+            while end + 1 < days.endIndex, days[end + 1].ordinal == days[end].ordinal + 1 { end += 1 }
+            spans.append(end == index ? days[index].text : "\(days[index].text) to \(days[end].text)")
+            index = end + 1
+        }
+        return spans.joined(separator: ", ")
     }
 }
