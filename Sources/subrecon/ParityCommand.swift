@@ -23,7 +23,7 @@ struct ParityCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var verification: VerificationOptions
 
-    @Option(help: "Compare at most this many due receipts.")
+    @Option(parsing: .unconditional, help: "Compare at most this many due receipts.")
     var limit: Int?
 
     @Option(help: "Write the CSV here instead of stdout.")
