@@ -14,7 +14,7 @@ struct AppOptions<Checked: CheckedData>: ParsableArguments {
     @Option(help: ArgumentHelp(Checked.wording.appleRootCAFile))
     var appleRootCAFile: String?
 
-    @Option(help: ArgumentHelp(Checked.wording.appAppleID))
+    @Option(parsing: .unconditional, help: ArgumentHelp(Checked.wording.appAppleID))
     var appAppleID: Int64?
 
     @Option(name: .customLong("product"), help: ArgumentHelp(Checked.wording.products))

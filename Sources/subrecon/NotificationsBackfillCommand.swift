@@ -35,8 +35,8 @@ struct NotificationsBackfillCommand: AsyncParsableCommand {
     @Option(help: "End of the span, ISO 8601 UTC (default: now).")
     var until: String?
 
-    @Option(help: "production or sandbox (default production).")
-    var environment: String = "production"
+    @Option(help: "Production or Sandbox, in either case.")
+    var environment: String = "Production"
 
     func run() async throws {
         try await global.context().backfillNotifications(

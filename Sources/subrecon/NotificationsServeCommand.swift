@@ -31,7 +31,7 @@ struct NotificationsServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on (default \(NotificationReceiverConfiguration.defaultHost)).")
     var host: String = NotificationReceiverConfiguration.defaultHost
 
-    @Option(help: "The port, 0 for any free one (default \(NotificationReceiverConfiguration.defaultPort)).")
+    @Option(parsing: .unconditional, help: "The port, 0 for any free one (default \(NotificationReceiverConfiguration.defaultPort)).")
     var port: Int = NotificationReceiverConfiguration.defaultPort
 
     @Option(help: "The path Apple posts to (default \(NotificationReceiverConfiguration.defaultPath)).")

@@ -25,7 +25,7 @@ struct ParityCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var verification: VerificationOptions
 
-    @Option(help: "Compare at most this many receipts (due ones; any with --all).")
+    @Option(parsing: .unconditional, help: "Compare at most this many receipts (due ones; any with --all).")
     var limit: Int?
 
     @Flag(help: "Compare every stored receipt, due or not (after a nightly run none is due).")

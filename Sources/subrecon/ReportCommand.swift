@@ -59,7 +59,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Write to this file instead of standard output.")
     var output: String?
 
-    @Option(name: .customLong("run"), help: "For run-items and changes: the run id (default: the latest nightly run).")
+    @Option(name: .customLong("run"), parsing: .unconditional, help: "For run-items and changes: the run id (default: the latest nightly run).")
     var runID: Int64?
 
     @Option(help: "For runs (started_at), changes (run start) and unrecorded (first_seen_at): from this ISO 8601 date or date-time, UTC, inclusive.")
@@ -68,7 +68,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Like --since, up to this time, exclusive.")
     var until: String?
 
-    @Option(help: "For expiring: how far ahead to look, e.g. 7d, 36h, 90m (default 7d).")
+    @Option(parsing: .unconditional, help: "For expiring: how far ahead to look, e.g. 7d, 36h, 90m (default 7d).")
     var within: String?
 
     @Option(help: "For revenue and metrics: month (default) or day.")
@@ -77,7 +77,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "For revenue and metrics: Production (default) or Sandbox.")
     var environment: String?
 
-    @Option(help: "For apple-parity: days apart a difference may cancel as the day boundary (default 1).")
+    @Option(parsing: .unconditional, help: "For apple-parity: days apart a difference may cancel as the day boundary (default 1).")
     var toleranceDays: Int?
 
     @Option(name: .customLong("app"), help: "Only this app's rows (a bundle ID of the apps file); repeat for several (default: every app).")

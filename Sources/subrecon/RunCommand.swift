@@ -33,7 +33,7 @@ struct RunCommand: AsyncParsableCommand {
     var dryRun = false
 
     @Option(
-        name: .customLong("claim-timeout"),
+        name: .customLong("claim-timeout"), parsing: .unconditional,
         help: "PostgreSQL: seconds a claimed receipt stays this worker's unless renewed (SUBRECON_CLAIM_TIMEOUT; default 120).")
     var claimTimeout: Int?
 
@@ -42,7 +42,7 @@ struct RunCommand: AsyncParsableCommand {
         discussion: "For a database reconciled through verifyReceipt (or before the ledger existed). Paced by the rate budget; several workers may share it on PostgreSQL; killed half-way, run it again to continue."))
     var refillLedger = false
 
-    @Option(help: "Verify at most this many receipts.")
+    @Option(parsing: .unconditional, help: "Verify at most this many receipts.")
     var limit: Int?
 
     @Option(help: "Write Prometheus metrics here at the end of the run, atomically (SUBRECON_METRICS_FILE).")

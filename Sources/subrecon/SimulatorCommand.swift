@@ -35,10 +35,10 @@ struct SimulatorCommand: AsyncParsableCommand {
               subrecon apple-reports fetch
             """)
 
-    @Option(help: "Port on 127.0.0.1 (0: a free one, printed on start).")
+    @Option(parsing: .unconditional, help: "Port on 127.0.0.1 (0: a free one, printed on start).")
     var port: UInt16 = 0
 
-    @Option(help: "Milliseconds added to every answer.")
+    @Option(parsing: .unconditional, help: "Milliseconds added to every answer.")
     var latencyMs: Int = 0
 
     @Option(help: "A file whose first line is the shared secret the simulator expects (default: accept any).")
@@ -68,7 +68,7 @@ struct SimulatorCommand: AsyncParsableCommand {
     @Option(help: "The vendor number /v1/salesReports serves; any other is refused as Apple does.")
     var vendorNumber: String = SalesReportOptions.defaultVendorNumber
 
-    @Option(help: "Server API requests per second above which the simulator answers 429 (default: no limit).")
+    @Option(parsing: .unconditional, help: "Server API requests per second above which the simulator answers 429 (default: no limit).")
     var apiRateLimit: Double?
 
     @Option(
@@ -76,7 +76,7 @@ struct SimulatorCommand: AsyncParsableCommand {
         help: "The app's notification URL (e.g. a `subrecon notifications serve`): the sample accounts' notifications are POSTed there once started, and Request a Test Notification (POST /inApps/v1/notifications/test) sends its TEST notification there, as Apple would; each attempt is recorded in the notification history. Without it, Request a Test Notification answers 404 4040007.")
     var notifyURL: String?
 
-    @Option(help: "Signed transactions per transaction-history page (Apple: 20).")
+    @Option(parsing: .unconditional, help: "Signed transactions per transaction-history page (Apple: 20).")
     var historyPageSize: Int = 20
 
     @Option(help: "subrecon's apps file (SUBRECON_APPS_FILE): serve every app it lists, each with its bundle ID, app_apple_id, shared secret and In-App Purchase key (what it leaves out is not checked), each with its own --api-rate-limit; sample receipts and notifications then cover every app. Not with --shared-secret-file or --api-key-file.")

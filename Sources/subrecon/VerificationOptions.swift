@@ -16,19 +16,19 @@ struct VerificationOptions: ParsableArguments {
     @Option(help: "verifyReceipt sandbox URL (SUBRECON_SANDBOX_URL).")
     var sandboxURL: String?
 
-    @Option(help: "verifyReceipt requests in flight at most, 1-1024 (SUBRECON_CONCURRENCY; default 32).")
+    @Option(parsing: .unconditional, help: "verifyReceipt requests in flight at most, 1-1024 (SUBRECON_CONCURRENCY; default 32).")
     var concurrency: Int?
 
     @Option(help: "Extra CA bundle (PEM) for a private verifyReceipt-compatible endpoint (SUBRECON_CA_FILE).")
     var caFile: String?
 
-    @Option(help: "Seconds one verifyReceipt exchange may take (SUBRECON_REQUEST_TIMEOUT; default 30).")
+    @Option(parsing: .unconditional, help: "Seconds one verifyReceipt exchange may take (SUBRECON_REQUEST_TIMEOUT; default 30).")
     var requestTimeout: Int?
 
-    @Option(help: "Attempts per receipt per run for transient failures, 1-20 (SUBRECON_MAX_ATTEMPTS; default 4).")
+    @Option(parsing: .unconditional, help: "Attempts per receipt per run for transient failures, 1-20 (SUBRECON_MAX_ATTEMPTS; default 4).")
     var maxAttempts: Int?
 
-    @Option(help: "Refuse answers larger than this many bytes (SUBRECON_MAX_RESPONSE_BYTES; default 20 MiB).")
+    @Option(parsing: .unconditional, help: "Refuse answers larger than this many bytes (SUBRECON_MAX_RESPONSE_BYTES; default 20 MiB).")
     var maxResponseBytes: Int?
 
     @Option(help: "Which Apple API to ask: verify-receipt or server-api (SUBRECON_APPLE_API; default verify-receipt).")
@@ -49,7 +49,7 @@ struct VerificationOptions: ParsableArguments {
     @Option(help: "App Store Server API sandbox base URL (SUBRECON_API_SANDBOX_URL).")
     var apiSandboxURL: String?
 
-    @Option(help: "Server API requests per second at most, 0 = no limit (SUBRECON_API_RATE; default 40).")
+    @Option(parsing: .unconditional, help: "Server API requests per second at most, 0 = no limit (SUBRECON_API_RATE; default 40).")
     var apiRate: Double?
 
     @OptionGroup var app: AppOptions<SignedAnswers>

@@ -115,11 +115,8 @@ extension CommandContext {
             }
             untilMs = parsed
         }
-        let appleEnvironment: ReceiptEnvironment
-        switch environment.lowercased() {
-        case "production": appleEnvironment = .production
-        case "sandbox": appleEnvironment = .sandbox
-        default: throw ConfigurationError.other("--environment must be production or sandbox, not \"\(environment)\"")
+        guard let appleEnvironment = ReceiptEnvironment(flag: environment) else {
+            throw ConfigurationError.other(ReceiptEnvironment.flagProblem(environment))
         }
         var flags = flags
         // The backfill asks the Server API whatever the run asks; with an apps file, each app's

@@ -26,17 +26,7 @@ extension CommandContext {
         let job = try await liveWiring(flags)
         let store = job.store
         do {
-            let users: [String]
-            switch selection {
-            case .originalTransactionID(let otid):
-                users = try await store.users(holdingOriginalTransactionID: otid)
-                guard !users.isEmpty else {
-                    throw ConfigurationError.other(
-                        "no user holds original_transaction_id \(otid) (it appears in no verified receipt)")
-                }
-            case .userID(let user):
-                users = [user]
-            }
+            let users = try await selection.users(in: store)
             var result = UserResult(reports: [], exitStatus: .success)
             for user in users {
                 guard try await store.countReceipts(.user(user), nowMs: 0) > 0 else {
@@ -48,13 +38,53 @@ extension CommandContext {
                     .init(kind: .user, selection: .user(user), dryRun: dryRun), observers: [collector])
                 let after = dryRun ? collector.projected(before: before) : try await store.subscriptions(ofUser: user)
                 result.reports.append(
-                    UserReverification(userID: user, dryRun: dryRun, items: collector.items, before: before, after: after))
+                    UserReverification(
+                        userID: user, dryRun: dryRun, items: collector.items, before: before, after: after,
+                        newPeriods: collector.newPeriods))
                 if let problem = summary.stoppedBy { output.message(problem.description) }
                 if summary.exitStatus.rawValue > result.exitStatus.rawValue { result.exitStatus = summary.exitStatus }
             }
             return result
         } catch let error as StoreError {
             throw DatabaseFailure(error)
+        }
+    }
+
+    /// `subrecon user --history`: the selected user(s)' changes, billed periods and notifications
+    /// as stored, oldest first. Opens only the database: no secret or key, Apple is not asked.
+    /// A user nothing is stored for is an unknown user (exit 2), as for `user`.
+    public func userHistory(_ selection: UserSelection) async throws -> [UserHistory] {
+        let store = try await openStore()
+        defer { Task { await store.close() } }
+        do {
+            let users = try await selection.users(in: store)
+            var histories: [UserHistory] = []
+            for user in users {
+                let history = try await store.history(ofUser: user)
+                guard history.known else { throw ConfigurationError.unknownUser(user) }
+                histories.append(history)
+            }
+            return histories
+        } catch let error as StoreError {
+            throw DatabaseFailure(error)
+        }
+    }
+}
+
+extension CommandContext.UserSelection {
+    /// The users selected: the one named, or every user holding the original transaction id
+    /// (none is a configuration error: support mistyped it, or no receipt carries it yet).
+    func users(in store: any SubscriptionStore) async throws -> [String] {
+        switch self {
+        case .originalTransactionID(let otid):
+            let users = try await store.users(holdingOriginalTransactionID: otid)
+            guard !users.isEmpty else {
+                throw ConfigurationError.other(
+                    "no user holds original_transaction_id \(otid) (it appears in no verified receipt)")
+            }
+            return users
+        case .userID(let user):
+            return [user]
         }
     }
 }

@@ -14,6 +14,11 @@ final class UpdateCollector: RunObserver, @unchecked Sendable {
 
     var items: [RunItem] { lock.withLock { updates.map(\.runItem) } }
 
+    /// How many billed periods the answers added (or would add, in a dry run), per original transaction id.
+    var newPeriods: [String: Int] {
+        lock.withLock { updates.flatMap(\.newRenewals) }.reduce(into: [:]) { $0[$1.originalTransactionID, default: 0] += 1 }
+    }
+
     /// In a dry run nothing is written: the "after" table is the stored rows with the would-be writes laid over.
     func projected(before: [StoredSubscription]) -> [StoredSubscription] {
         var byID = Dictionary(before.map { ($0.originalTransactionID, $0) }, uniquingKeysWith: { a, _ in a })

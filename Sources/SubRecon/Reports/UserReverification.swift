@@ -11,8 +11,14 @@ public struct UserReverification: Sendable {
     public var items: [RunItem]
     public var before: [StoredSubscription]
     public var after: [StoredSubscription]
+    /// Billed periods the answers added, per original transaction id.
+    public var newPeriods: [String: Int]
 
-    public init(userID: String, dryRun: Bool, items: [RunItem], before: [StoredSubscription], after: [StoredSubscription]) {
+    public init(
+        userID: String, dryRun: Bool, items: [RunItem], before: [StoredSubscription], after: [StoredSubscription],
+        newPeriods: [String: Int] = [:]
+    ) {
+        self.newPeriods = newPeriods
         self.userID = userID
         self.dryRun = dryRun
         self.items = items
@@ -26,14 +32,24 @@ public struct UserReverification: Sendable {
             out += "  receipt \(item.receiptID): \(item.outcome.rawValue), Apple status \(item.appleStatus.map(String.init) ?? "none")"
                 + (item.message.map { " — \($0)" } ?? "") + "\n"
         }
-        return out + "\n" + SubscriptionTable.render(before: before, after: after)
+        return out + "\n" + SubscriptionTable.render(before: before, after: after, newPeriods: newPeriods)
     }
 
-    /// Subscriptions whose reported state differs between before and after (new ones included).
-    public var changedOriginalTransactionIDs: [String] {
+    /// What changed per subscription (new ones included), as the table's `changed` column says it;
+    /// subscriptions that did not change are absent.
+    public var changes: [String: [String]] {
         let old = Dictionary(before.map { ($0.originalTransactionID, $0) }, uniquingKeysWith: { a, _ in a })
-        return after.filter { row in old[row.originalTransactionID].map { !$0.hasSameReportedState(as: row) } ?? true }
-            .map(\.originalTransactionID)
+        return after.reduce(into: [:]) { result, row in
+            let changes = SubscriptionTable.changes(
+                from: old[row.originalTransactionID], to: row, newPeriods: newPeriods[row.originalTransactionID] ?? 0)
+            if !changes.isEmpty { result[row.originalTransactionID] = changes }
+        }
+    }
+
+    /// Subscriptions that changed (new ones included), in the table's order.
+    public var changedOriginalTransactionIDs: [String] {
+        let changes = changes
+        return after.map(\.originalTransactionID).filter { changes[$0] != nil }
     }
 
     public static func json(_ reports: [UserReverification]) throws -> String {
@@ -60,7 +76,7 @@ public struct UserReverification: Sendable {
                     return object
                 },
                 "before": report.before.map(subscription), "after": report.after.map(subscription),
-                "changed": report.changedOriginalTransactionIDs,
+                "changed": report.changedOriginalTransactionIDs, "changes": report.changes,
             ]
         }
         let data = try JSONSerialization.data(

@@ -56,10 +56,10 @@ public struct MoneyReportOptions: Sendable, Equatable {
             throw .invalidOption("--until (\(until ?? "")) must be later than --since (\(since ?? ""))")
         }
         if let environment {
-            guard environments.contains(environment) else {
-                throw .invalidOption("--environment must be Production (the default) or Sandbox; not \"\(environment)\"")
+            guard let parsed = ReceiptEnvironment(flag: environment) else {
+                throw .invalidOption(ReceiptEnvironment.flagProblem(environment))
             }
-            options.environment = environment
+            options.environment = parsed.rawValue
         }
         return options
     }

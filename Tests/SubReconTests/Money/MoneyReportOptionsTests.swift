@@ -51,7 +51,8 @@ struct MoneyReportOptionsTests {
         ("month", "2026-11-01", "2026-11-01", nil, "--until (2026-11-01) must be later than --since (2026-11-01)"),
         ("month", "2026-12-01", "2026-11-01", nil, "--until (2026-11-01) must be later than --since (2026-12-01)"),
         ("day", "2026-11-26", "2026-11-25", nil, "must be later than --since"),
-        (nil, nil, nil, "production", "--environment must be Production (the default) or Sandbox; not \"production\""),
+        // Either case is accepted (issue 34); anything else is named in the sentence.
+        (nil, nil, nil, "prod", "--environment must be Production (the default) or Sandbox, in either case; not \"prod\""),
         (nil, nil, nil, "Xcode", "--environment must be Production"),
         (nil, nil, nil, "", "--environment must be Production"),
     ] as [(String?, String?, String?, String?, String)])
@@ -77,5 +78,10 @@ struct MoneyReportOptionsTests {
         } catch {
             #expect(error.description == "--by must be month (UTC calendar months, the default) or day (UTC days); not \"year\"")
         }
+    }
+
+    @Test(arguments: ["Sandbox", "sandbox", "SANDBOX"]) func environmentTakesEitherCase(spelling: String) throws {
+        let options = try MoneyReportOptions.parse(by: nil, since: nil, until: nil, environment: spelling, nowMs: Self.now)
+        #expect(options.environment == "Sandbox")
     }
 }
