@@ -68,11 +68,11 @@ extension CommandContext {
         // Apple refuses these (API 1.16 and 1.22): said at once, without asking it.
         if let refusal = Self.linkRefusal(ownership: facts.ownership) { throw LinkFailure.apple(refusal) }
         let otid = facts.originalTransactionID
-        if let holder = facts.holders.first, !move {
-            throw LinkFailure.heldByAnotherUser(holder: holder.user, originalTransactionID: otid, token: nil)
-        }
         if let holder = facts.holders.first(where: \.byReceiptData) {
             throw LinkFailure.cannotMove(holder: holder.user, originalTransactionID: otid)
+        }
+        if let holder = facts.holders.first, !move {
+            throw LinkFailure.heldByAnotherUser(holder: holder.user, originalTransactionID: otid, token: nil)
         }
         // The app the stored data names, else every app asked through the Server API in turn.
         let candidates = job.settings.selectedApps.filter { app in
@@ -244,7 +244,8 @@ public enum LinkFailure: OperatorFacingError {
     /// Another user holds the purchase (or registered the token it carries at Apple): exit 2,
     /// before Apple is asked to change anything; `--move` takes it.
     case heldByAnotherUser(holder: String, originalTransactionID: String, token: String?)
-    /// The holder's own app receipt holds the purchase: moving it would not last. Exit 2.
+    /// The holder's own app receipt holds the purchase: moving it would not last. Exit 2, with or
+    /// without `--move`.
     case cannotMove(holder: String, originalTransactionID: String)
 
     public var exitStatus: ExitStatus {
@@ -266,8 +267,9 @@ public enum LinkFailure: OperatorFacingError {
             "original transaction \(otid) already carries app account token \(token) at Apple, registered by user "
                 + "\"\(holder)\"; nothing was changed and Apple was not asked (link --move takes the purchase and the token from them)"
         case .cannotMove(let holder, let otid):
-            "user \"\(holder)\" holds original transaction \(otid) through their app receipt's data, which would give it back "
-                + "to them at its next check: link --move cannot take it; nothing was changed and Apple was not asked"
+            "original transaction \(otid) is held by user \"\(holder)\" through their app receipt's data, which gives it back "
+                + "to them at each check: link cannot take it, not even with --move; nothing was changed and Apple was not asked "
+                + "(report shared lists purchases several users hold)"
         }
     }
 }
