@@ -36,6 +36,16 @@ import Testing
         return box.text
     }
 
+    /// The dashboard's money: MRR now, metrics and revenue by month, unpriced periods.
+    static func dashboardMoney(_ world: TestWorld) async throws -> String {
+        let options = try ReportOptions.parse(
+            kind: .dashboard, runID: nil, since: nil, until: nil, within: nil, nowMs: world.clock.nowMs)
+        let data = try await world.store.withReadSnapshot { db in
+            try await DashboardReader.data(db, options: options, databaseLabel: "test")
+        }
+        return "\(data.currentMRR) \(data.metrics) \(data.revenue) \(data.unpricedPeriods)"
+    }
+
     /// Every row with its user ID taken out, by transaction id.
     static func withoutUser(_ rows: [[String: String]], alsoWithout other: [String] = []) -> [String: [String: String]] {
         Dictionary(uniqueKeysWithValues: rows.map { row in
@@ -54,8 +64,9 @@ import Testing
         #expect(try await world.runServerAPI().exitCode == 0)
         let alone = (
             renewals: try await world.report(.renewals), revenue: try await Self.csv(world, .revenue),
-            metrics: try await Self.csv(world, .metrics))
+            metrics: try await Self.csv(world, .metrics), dashboard: try await Self.dashboardMoney(world))
         #expect(alone.renewals.count >= 2, "the purchase has a billed history")
+        #expect(alone.dashboard.contains("9990"), "the dashboard shows the purchase's money")
         let otid = try #require(alone.renewals.first?["original_transaction_id"])
 
         world.clock.advance(byMs: 1_000)
@@ -78,6 +89,7 @@ import Testing
         #expect(Set(shared.compactMap { $0["user_id"] }) == ["user-first", "user-second"])
         #expect(try await Self.csv(world, .revenue) == alone.revenue)
         #expect(try await Self.csv(world, .metrics) == alone.metrics)
+        #expect(try await Self.dashboardMoney(world) == alone.dashboard)
     }
 
     @Test(arguments: StoreKind.allCases) func forgettingTheFirstClaimantLeavesOneCopyUnderTheOther(store: StoreKind) async throws {
