@@ -287,6 +287,7 @@ public struct ReconciliationRun: Sendable {
                         var effective = outcome
                         if case .stopRun(let problem) = outcome, laneStoppedBy[lane] == nil {
                             laneStoppedBy[lane] = problem
+                            // The one place the operator reads why (the commands do not repeat it).
                             logger.critical(
                                 "\(problem)", metadata: lanes.count > 1 ? ["app": "\(lanes[lane].name)"] : nil)
                         }
@@ -359,7 +360,9 @@ public struct ReconciliationRun: Sendable {
             }
         }
         for observer in observers { observer.runFinished(summary) }
-        logger.notice("\(summary.line)")
+        // Info, not notice: the commands print the summary on stdout, and the default log level
+        // (notice) would show it twice on a terminal and write it into cron's error file nightly.
+        logger.info("\(summary.line)")
         return summary
     }
 
