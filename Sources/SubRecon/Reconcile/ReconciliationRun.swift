@@ -313,7 +313,7 @@ public struct ReconciliationRun: Sendable {
                 group.cancelAll()
             }
         } catch {
-            let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: "\(error)"))
+            let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: StoreError.reason(error)))
             if let runID {
                 try? await store.finishRun(id: runID, status: .aborted, exitCode: ExitStatus.databaseFailed.rawValue, nowMs: clock(), receiptsTotal: nil)
             }
