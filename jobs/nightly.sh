@@ -7,6 +7,9 @@
 set -euo pipefail
 env_file="${SUBRECON_ENV_FILE:-/etc/subrecon/subrecon.env}"
 if [ -f "$env_file" ]; then set -a; source "$env_file"; set +a; fi
+# Only warnings and errors in the .err file (cron mails a job's own line when it fails); set
+# SUBRECON_LOG_LEVEL=notice in the settings file for progress lines there too.
+export SUBRECON_LOG_LEVEL="${SUBRECON_LOG_LEVEL:-warning}"
 bin="${SUBRECON_BIN:-subrecon}"
 log_file="${SUBRECON_LOG_FILE:-/var/log/subrecon/nightly.log}"
 mkdir -p "$(dirname "$log_file")"

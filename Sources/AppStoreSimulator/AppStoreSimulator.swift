@@ -36,6 +36,8 @@ public final class AppStoreSimulator: Sendable {
     public enum StartError: Error, Equatable {
         case alreadyStarted
         case didNotStartListening
+        /// The address cannot be bound: the socket call's errno (EADDRINUSE: the port is taken).
+        case cannotListen(errno: Int32, detail: String)
     }
 
     private struct Running: Sendable {
@@ -182,6 +184,9 @@ public final class AppStoreSimulator: Sendable {
                 throw StartError.didNotStartListening
             }
             return Running(channel: channel, group: group, host: host, port: UInt16(actualPort))
+        } catch let error as IOError {
+            try? await group.shutdownGracefully()
+            throw StartError.cannotListen(errno: error.errnoCode, detail: "\(error)")
         } catch {
             try? await group.shutdownGracefully()
             throw error

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import SubRecon
 import SubReconAppStore
 import SubReconModel
@@ -56,7 +57,10 @@ extension CommandContext {
             throw NotificationsServeFailure(
                 message: listened
                     ? "notifications serve stopped: \(failure)"
-                    : "cannot listen on \(configuration.host):\(configuration.port): \(failure)")
+                    : ListenFailure(
+                        host: configuration.host, port: Int(configuration.port), errno: (failure as? IOError)?.errnoCode,
+                        detail: "\(failure)"
+                    ).description)
         }
         logger.notice("notifications serve stopped", source: Self.logSource)
     }

@@ -78,10 +78,17 @@ public enum StandaloneSimulator {
                 try simulator.rootCertificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
                 throw SimulatorSetupFailure(
-                    message: "cannot write the root certificate to \(path): \(error)", exitStatus: .cannotCreateOutput)
+                    message: "cannot write the root certificate to \(path): \(AtomicFile.reason(writing: path, error))", exitStatus: .cannotCreateOutput)
             }
         }
-        let port = try await simulator.start(port: request.port)
+        let port: UInt16
+        do {
+            port = try await simulator.start(port: request.port)
+        } catch AppStoreSimulator.StartError.cannotListen(let errno, let detail) {
+            throw SimulatorSetupFailure(
+                message: ListenFailure(host: "127.0.0.1", port: Int(request.port), errno: errno, detail: detail).description,
+                exitStatus: .incomplete)
+        }
         // One "now" for both files, so the notifications are about the very accounts in the receipts.
         let sampleNowMs = LiveWiring.wallClockMs()
         let samples = DemoRun.sampleAccounts(nowMs: sampleNowMs, apps: bundleIDs).map(\.subscriber)
@@ -96,7 +103,7 @@ public enum StandaloneSimulator {
                     .write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
                 throw SimulatorSetupFailure(
-                    message: "cannot write the sample receipts to \(path): \(error)", exitStatus: .cannotCreateOutput)
+                    message: "cannot write the sample receipts to \(path): \(AtomicFile.reason(writing: path, error))", exitStatus: .cannotCreateOutput)
             }
         }
         if request.writeNotifications != nil || request.notificationURL != nil {
@@ -111,7 +118,7 @@ public enum StandaloneSimulator {
                     try notifications.map { $0.body + "\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
                 } catch {
                     throw SimulatorSetupFailure(
-                        message: "cannot write the notifications to \(path): \(error)", exitStatus: .cannotCreateOutput)
+                        message: "cannot write the notifications to \(path): \(AtomicFile.reason(writing: path, error))", exitStatus: .cannotCreateOutput)
                 }
             }
         }

@@ -82,7 +82,7 @@ public struct StoreCopier: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw .failed(operation: "copying \(source.location) to \(target.location)", reason: "\(error)")
+            throw .failed(operation: "copying \(source.location) to \(target.location)", reason: StoreError.reason(error))
         }
     }
 

@@ -36,7 +36,9 @@ import Testing
         #expect(progress.count == 4)
         #expect(progress.last?.contains("4/4 receipts (100%)") == true)
         #expect(!result.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\r" })
-        #expect(result.stderr.contains("nightly run 1 completed"), "one summary line at the end")
+        // One summary line at the end, on stdout only (issue 34: it was logged on stderr as well).
+        #expect(result.stdout.contains("nightly run 1 completed"))
+        #expect(!result.stderr.contains("nightly run 1 completed"), "\(result.stderr)")
     }
 
     @Test func jsonLogsAreOneObjectPerLine() async throws {

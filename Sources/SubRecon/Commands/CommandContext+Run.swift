@@ -61,7 +61,7 @@ extension CommandContext {
         let summary = try await job.run(
             .init(kind: .nightly, selection: request.all ? .all : .due, limit: request.limit, dryRun: request.dryRun),
             observers: observers)
-        if let problem = summary.stoppedBy { output.message(problem.description) }
+        // Why Apple stopped the run (21004, 21000, 401) was logged once as it happened.
         output.out(summary.line + "\n")
         // A purchase whose token another user registered is theirs too (server-api apps).
         if !request.dryRun, let runID = summary.runID, summary.count(.updated) > 0 {

@@ -41,7 +41,7 @@ extension CommandContext {
                     UserReverification(
                         userID: user, dryRun: dryRun, items: collector.items, before: before, after: after,
                         newPeriods: collector.newPeriods))
-                if let problem = summary.stoppedBy { output.message(problem.description) }
+                // Why Apple stopped the run (21004, 21000, 401) was logged once as it happened.
                 if summary.exitStatus.rawValue > result.exitStatus.rawValue { result.exitStatus = summary.exitStatus }
             }
             return result

@@ -14,7 +14,7 @@ public enum MetricsFile {
         } catch let error as ReportError {
             throw error
         } catch {
-            throw .failed("\(error)")
+            throw .failed(StoreError.reason(error))
         }
         // 0644: node_exporter reads it as another user, and it holds counts only, no customer data.
         try await AtomicFile.write(to: path, mode: 0o644) { handle in handle.write(Data(text.utf8)) }

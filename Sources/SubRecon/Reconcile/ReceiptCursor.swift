@@ -71,7 +71,7 @@ struct ReceiptCursor {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw .failed(operation: "reading receipts to verify", reason: "\(error)")
+            throw .failed(operation: "reading receipts to verify", reason: StoreError.reason(error))
         }
     }
 }

@@ -287,6 +287,7 @@ public struct ReconciliationRun: Sendable {
                         var effective = outcome
                         if case .stopRun(let problem) = outcome, laneStoppedBy[lane] == nil {
                             laneStoppedBy[lane] = problem
+                            // The one place the operator reads why (the commands do not repeat it).
                             logger.critical(
                                 "\(problem)", metadata: lanes.count > 1 ? ["app": "\(lanes[lane].name)"] : nil)
                         }
@@ -312,7 +313,7 @@ public struct ReconciliationRun: Sendable {
                 group.cancelAll()
             }
         } catch {
-            let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: "\(error)"))
+            let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: StoreError.reason(error)))
             if let runID {
                 try? await store.finishRun(id: runID, status: .aborted, exitCode: ExitStatus.databaseFailed.rawValue, nowMs: clock(), receiptsTotal: nil)
             }
@@ -360,7 +361,9 @@ public struct ReconciliationRun: Sendable {
             }
         }
         for observer in observers { observer.runFinished(summary) }
-        logger.notice("\(summary.line)")
+        // Info, not notice: the commands print the summary on stdout, and the default log level
+        // (notice) would show it twice on a terminal and write it into cron's error file nightly.
+        logger.info("\(summary.line)")
         return summary
     }
 

@@ -37,6 +37,21 @@ public enum AtomicFile {
         }
     }
 
+    /// An operator's sentence for why Foundation could not write `path` (its POSIX cause, named as
+    /// `reason` names it, rather than `NSCocoaErrorDomain Code=4 …`).
+    public static func reason(writing path: String, _ error: any Error) -> String {
+        var cause: NSError? = error as NSError
+        while let current = cause, current.domain != NSPOSIXErrorDomain {
+            cause = current.userInfo[NSUnderlyingErrorKey] as? NSError
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if let cause { return reason(Int32(cause.code), folder: folder, target: path) }
+        if (error as NSError).domain == NSCocoaErrorDomain, (error as NSError).code == NSFileNoSuchFileError {
+            return reason(ENOENT, folder: folder)
+        }
+        return error.localizedDescription
+    }
+
     /// An operator's sentence for why a file could not be created in `folder`.
     static func reason(_ code: Int32, folder: String, target: String? = nil) -> String {
         switch code {

@@ -47,7 +47,7 @@ public struct ReportExporter: Sendable {
         } catch let error as ReportError {
             throw error
         } catch {
-            throw .failed("\(error)")
+            throw .failed(StoreError.reason(error))
         }
     }
 
@@ -58,7 +58,7 @@ public struct ReportExporter: Sendable {
         } catch let error as ReportError {
             throw error
         } catch {
-            throw .failed("\(error)")
+            throw .failed(StoreError.reason(error))
         }
     }
 
@@ -69,7 +69,7 @@ public struct ReportExporter: Sendable {
         } catch let error as ReportError {
             throw error
         } catch {
-            throw .failed("\(error)")
+            throw .failed(StoreError.reason(error))
         }
     }
 
@@ -89,7 +89,7 @@ public struct ReportExporter: Sendable {
         } catch let error as ReportError {
             throw error
         } catch {
-            throw .failed("\(error)")
+            throw .failed(StoreError.reason(error))
         }
     }
 
@@ -104,7 +104,7 @@ public struct ReportExporter: Sendable {
         } catch let error as ReportError {
             throw error
         } catch {
-            throw .failed("\(error)")
+            throw .failed(StoreError.reason(error))
         }
     }
 

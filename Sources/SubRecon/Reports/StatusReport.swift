@@ -101,7 +101,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw .failed(operation: "reading the status", reason: "\(error)")
+            throw .failed(operation: "reading the status", reason: StoreError.reason(error))
         }
     }
 

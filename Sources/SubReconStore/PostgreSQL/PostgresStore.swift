@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 import SubReconModel
@@ -54,6 +56,7 @@ public struct PostgresStore: SubscriptionStore {
     ) async throws(StoreError) {
         let deadline = ContinuousClock.now + retryWindow
         var delay = Duration.milliseconds(200)
+        var retries = 0
         while true {
             do {
                 let connection = try await race(until: deadline) {
@@ -65,13 +68,33 @@ public struct PostgresStore: SubscriptionStore {
                 let failure = PostgresFailure(error)
                 if failure.isAuthentication { throw .credentialsRefused(reason: failure.message) }
                 guard failure.isUnreachable, ContinuousClock.now + delay < deadline else {
-                    throw .failed(operation: "connecting", reason: failure.message)
+                    throw .failed(operation: "connecting", reason: failure.message + retried(retries, retryWindow))
                 }
-                logger.warning("the database is unreachable (\(failure.message)); retrying in \(delay)")
+                announceRetry(retries, "cannot reach the database", failure, retryWindow, delay, logger)
+                retries += 1
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }
         }
+    }
+
+    /// The first retry is a warning saying why, for how long and what stops it; the others are
+    /// debug lines (an unreachable server otherwise wrote the same warning every few seconds).
+    package static func announceRetry(
+        _ retries: Int, _ what: String, _ failure: PostgresFailure, _ window: Duration, _ delay: Duration, _ logger: Logger
+    ) {
+        if retries == 0 {
+            let seconds = window.components.seconds
+            logger.warning(
+                "\(what) (\(failure.message)); retrying for up to \(seconds) s (SUBRECON_DB_RETRY_SECONDS), as a restarting or failing-over PostgreSQL comes back, then exit 74")
+        } else {
+            logger.debug("\(what) (\(failure.message)); retrying in \(delay)")
+        }
+    }
+
+    /// How long the failure was retried, for the final message.
+    static func retried(_ retries: Int, _ window: Duration) -> String {
+        retries == 0 ? "" : " (retried for \(window.components.seconds) s)"
     }
 
     // MARK: - Running SQL
@@ -84,6 +107,7 @@ public struct PostgresStore: SubscriptionStore {
     ) async throws(StoreError) -> T {
         let deadline = ContinuousClock.now + retryWindow
         var delay = Duration.milliseconds(200)
+        var retries = 0
         while true {
             do {
                 // An attempt may not outlive the window: the pool waits for a connection rather
@@ -95,10 +119,11 @@ public struct PostgresStore: SubscriptionStore {
                 let failure = PostgresFailure(error)
                 if failure.isAuthentication { throw .credentialsRefused(reason: failure.message) }
                 guard failure.isUnreachable, ContinuousClock.now + delay < deadline, !Task.isCancelled else {
-                    throw .failed(operation: operation, reason: failure.message)
+                    throw .failed(operation: operation, reason: failure.message + Self.retried(retries, retryWindow))
                 }
-                connection.logger.warning(
-                    "the database is unreachable while \(operation) (\(failure.message)); retrying in \(delay)")
+                Self.announceRetry(
+                    retries, "the database is unreachable while \(operation)", failure, retryWindow, delay, connection.logger)
+                retries += 1
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }
@@ -255,10 +280,31 @@ package struct PostgresFailure {
             || psql.code == .uncleanShutdown
         if let serverMessage = psql.serverInfo?[.message] {
             message = "\(serverMessage) (SQLSTATE \(sqlState ?? "?"))"
+        } else if psql.code == .connectionError, let underlying = psql.underlying {
+            message = Self.connectionProblem(underlying)
+        } else if psql.code == .serverClosedConnection || psql.code == .uncleanShutdown {
+            message = "the server closed the connection (restarting, or not a PostgreSQL server?)"
         } else if let underlying = psql.underlying {
             message = "\(psql.code): \(underlying)"
         } else {
             message = "\(psql.code)"
+        }
+    }
+
+    /// Why no connection could be made, in an operator's words, from the socket's errno (rather
+    /// than NIO's `SingleConnectionFailure(target: …, error: …) (errno: 111)`).
+    static func connectionProblem(_ underlying: any Error) -> String {
+        let text = "\(underlying)"
+        if text.contains("UnknownHost") || text.contains("DNS error") {
+            return "the host name cannot be resolved (DNS); check the host in --db / SUBRECON_DB"
+        }
+        let errnos = ((underlying as? NIOConnectionError)?.connectionErrors ?? []).compactMap { ($0.error as? IOError)?.errnoCode }
+            + [(underlying as? IOError)?.errnoCode].compactMap { $0 }
+        switch errnos.first {
+        case ECONNREFUSED: return "nothing accepts connections at that host and port (is PostgreSQL running, and on that port?)"
+        case ETIMEDOUT: return "no answer from the host (down, or a firewall drops the connection)"
+        case EHOSTUNREACH, ENETUNREACH: return "the host cannot be reached from here (network or routing)"
+        default: return "cannot connect (\(text))"
         }
     }
 }

@@ -161,10 +161,7 @@ extension AppDatabase: SubscriptionStore {
 
     package static func wrap(_ error: any Error, _ operation: String) -> StoreError {
         if let error = error as? StoreError { return error }
-        if let error = error as? DatabaseError {
-            return .failed(operation: operation, reason: error.message ?? "\(error.resultCode)")
-        }
-        return .failed(operation: operation, reason: "\(error)")
+        return .failed(operation: operation, reason: StoreError.reason(error))
     }
 }
 

@@ -48,10 +48,8 @@ public struct AppDatabase: Sendable {
             try migrator.migrate(pool)
             return AppDatabase(
                 writer: pool, path: path, checkpointer: checkpointsOffTheWriter ? try WALCheckpointer(path: path) : nil)
-        } catch let error as DatabaseError {
-            throw .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
         } catch {
-            throw .cannotOpen(path: path, reason: "\(error)")
+            throw .cannotOpen(path: path, reason: StoreError.reason(error))
         }
     }
 
