@@ -39,10 +39,11 @@ public enum ReportKind: String, Sendable, CaseIterable {
              "purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "is_trial_period",
              "is_in_intro_offer_period", "first_seen_run_id", "price_milliunits", "currency", "storefront",
              "offer_type", "offer_discount_type", "offer_period", "transaction_reason", "ownership_type",
-             "environment", "revocation_type", "revocation_percentage", "refund_milliunits", "bundle_id"]
+             "environment", "revocation_type", "revocation_percentage", "refund_milliunits", "bundle_id",
+             "purchase_date", "expires_date", "price", "refund"]
         case .runs:
             ["run_id", "kind", "started_at", "finished_at", "status", "receipts_total", "verified", "updated",
-             "unchanged", "invalid", "failed", "exit_code", "worker"]
+             "unchanged", "invalid", "failed", "exit_code", "worker", "account_gone", "skipped"]
         case .runItems:
             ["run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "old_status", "new_status",
              "old_expires_date_ms", "new_expires_date_ms", "message", "bundle_id"]

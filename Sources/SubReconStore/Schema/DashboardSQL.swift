@@ -2,7 +2,7 @@
 package enum DashboardSQL {
     package static let subscriptionsByStatus = "SELECT status, COUNT(*) AS value FROM subscriptions GROUP BY status"
     package static let runsSince = """
-        SELECT id, kind, started_at, finished_at, status, updated, unchanged, invalid, failed, exit_code
+        SELECT id, kind, started_at, finished_at, status, updated, unchanged, invalid, account_gone, failed, exit_code
         FROM runs WHERE started_at >= ? ORDER BY id
         """
     package static let notificationTimesSince = "SELECT received_at FROM notifications WHERE received_at >= ?"

@@ -97,7 +97,8 @@ public enum DashboardRenderer {
         // The nightly job's latest run: a support lookup (`subrecon user`, kind `user`) is no "last run".
         if let run = data.runs.last(where: { $0.kind == RunKind.nightly.rawValue }) {
             var detail = "started \(run.startedAt) · \(durationText(run.durationMs)) · "
-            detail += "\(run.updated) updated, \(run.unchanged) unchanged, \(run.invalid) invalid, \(run.failed) failed"
+            detail += "\(run.updated) updated, \(run.unchanged) unchanged, \(run.invalid) invalid, "
+                + "\(run.accountGone) account_gone, \(run.failed) failed"
             out += card(
                 label: "last nightly run #\(run.id)", value: run.exitCode.map { "exit \($0)" } ?? run.status,
                 detail: detail, wide: true)
@@ -302,6 +303,7 @@ public enum DashboardRenderer {
                     series("updated", DashboardStyle.updated, \.updated),
                     series("unchanged", DashboardStyle.unchanged, \.unchanged),
                     series("invalid", DashboardStyle.invalid, \.invalid),
+                    series("account_gone", DashboardStyle.accountGone, \.accountGone),
                     series("failed", DashboardStyle.failed, \.failed),
                 ],
                 style: .stackedBars)
@@ -311,12 +313,12 @@ public enum DashboardRenderer {
                 table: DashboardTable(
                     columns: [
                         .text("run"), .text("kind"), .text("started"), .number("updated"), .number("unchanged"),
-                        .number("invalid"), .number("failed"), .text("status"),
+                        .number("invalid"), .number("account_gone"), .number("failed"), .text("status"),
                     ],
                     rows: runs.map {
                         [
                             "#\($0.id)", $0.kind, $0.startedAt, String($0.updated), String($0.unchanged), String($0.invalid),
-                            String($0.failed), $0.status,
+                            String($0.accountGone), String($0.failed), $0.status,
                         ]
                     }))
             // Coloured by exit code, so a failing night stands out among the durations.
