@@ -266,10 +266,10 @@ public struct ReportExporter: Sendable {
         }
     }
 
-    /// Lost orders: every renewal record a run found first. Imports carry receipts, never
-    /// transactions, so each period a run first saw is one the app server never told us about.
-    /// `purchased_after_import` narrows that to periods Apple billed after the app server handed
-    /// the receipt over, which the app's copy of the receipt cannot contain.
+    /// Lost orders: periods a run found first that Apple billed after the app server handed the
+    /// receipt over (`purchased_after_import = true`), which the app's copy of the receipt cannot
+    /// contain. With `--all`, every renewal record a run found first: imports carry receipts, never
+    /// transactions, so the first run also "finds" the history each receipt itself carried.
     private static func unrecorded(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
             ReportSQL.unrecorded, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
@@ -279,6 +279,7 @@ public struct ReportExporter: Sendable {
             let imported = try row.integer("receipt_imported_at")
             let afterImport: String? =
                 if let purchased, let imported { purchased > imported ? "true" : "false" } else { nil }
+            guard options.everyFoundPeriod || afterImport == "true" else { return }
             try csv.writeRow([
                 row.text("user_id"), row.text("original_transaction_id"), row.text("transaction_id"), row.text("web_order_line_item_id"),
                 row.text("product_id"), time(purchased), number(purchased), time(row.integer("expires_date_ms")),

@@ -83,7 +83,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .runItems: "each receipt's outcome in one run (--run, default last nightly)"
         case .changes: "what a run changed, old and new side by side (--run)"
         case .expiring: "entitled subscriptions ending within --within (default 7d)"
-        case .unrecorded: "lost orders: periods Apple billed that a run found first"
+        case .unrecorded: "lost orders: billed after import, found by a run (--all)"
         case .shared: "one original_transaction_id claimed by several users"
         case .notifications: "one row per App Store notification: outcome, deliveries"
         case .revenue: "billed, refunded and net per month (--by) and product, per currency"

@@ -15,7 +15,8 @@ public enum DashboardRenderer {
     static let noRunsSentence = "No runs yet: subrecon run has not finished against this database."
     static let noNotificationsSentence = "No notifications yet: none was received or imported in this window."
     static let noRevenueSentence = "No revenue yet: no paid period or refund in this window."
-    static let noLostOrdersSentence = "No lost orders: no run found a period that nothing else had recorded."
+    static let noLostOrdersSentence =
+        "No lost orders: no run found a period Apple billed after the receipt was imported that nothing else had recorded."
     static let noChurnSentence = "No churn yet: no period had paid subscriptions at its previous end."
     static let noParitySentence =
         "Not compared with Apple's sales reports yet: App Store Connect's reports remain the record (docs/finance.md)."
@@ -107,7 +108,7 @@ public enum DashboardRenderer {
         }
         if let parity = data.appleParity {
             let detail = "\(parity.daysCompared) days compared (\(parity.firstDay) to \(parity.lastDay), Pacific time), \(parity.billedMatched) billed periods matched"
-            out += card(label: "lost orders (Apple's sales reports)", value: String(parity.lostOrders), detail: detail, wide: true)
+            out += card(label: "lost orders only Apple's sales report shows", value: String(parity.lostOrders), detail: detail, wide: true)
         } else {
             out += card(label: "Apple's sales reports", value: "—", detail: noParitySentence, wide: true)
         }
@@ -376,7 +377,8 @@ public enum DashboardRenderer {
                 style: .stackedBars)
             out += figure(
                 id: "chart-lost-orders", title: "Lost orders found per night",
-                note: "Billed periods that a run found before any receipt upload or notification had recorded them.",
+                note: "Periods Apple billed after the app server handed the receipt over, which a run found before any "
+                    + "notification had recorded them (subrecon report unrecorded; the history a receipt itself carried is no lost order).",
                 chart: chart, table: lostTable(lost))
         }
         return out + "</div></section>\n"
