@@ -83,10 +83,14 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(name: .customLong("app"), help: "Only this app's rows (a bundle ID of the apps file); repeat for several (default: every app).")
     var apps: [String] = []
 
+    @Flag(help: "For unrecorded: every period a run found first, not only the lost orders (billed after the receipt was imported).")
+    var all = false
+
     func run() async throws {
-        let flags = CommandContext.ReportFlags(
+        var flags = CommandContext.ReportFlags(
             runID: runID, since: since, until: until, within: within, by: by, environment: environment,
             toleranceDays: toleranceDays, apps: apps)
+        flags.all = all
         guard let parity = try await global.context().report(kind, flags: flags, outputPath: output) else { return }
         for line in parity.summaryLines { Console.error(line) }
         try CommandEnded.with(parity.exitStatus)

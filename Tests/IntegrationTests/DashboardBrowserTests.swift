@@ -140,6 +140,51 @@ import Testing
         }
     }
 
+    /// Issue 34, item 24: at 1400 px (a laptop's browser) no table scrolls sideways, the runs
+    /// table with its column per outcome included, and neither does the page. The page runs no
+    /// script (its policy forbids one), so a copy without the policy carries one that measures the
+    /// layout Chromium made, every table unfolded, and writes what overflows into the page.
+    @Test func noTableScrollsSidewaysAt1400Pixels() async throws {
+        let chromium = try Self.browser()
+        let measuring = """
+            <pre id="measured"><script>
+            const overflowing = [];
+            for (const wrap of document.querySelectorAll(".table-wrap")) {
+              const owner = wrap.closest("[id]");
+              if (wrap.scrollWidth > wrap.clientWidth) overflowing.push((owner ? owner.id : "?") + " by " + (wrap.scrollWidth - wrap.clientWidth));
+            }
+            const root = document.documentElement;
+            if (root.scrollWidth > root.clientWidth) overflowing.push("the page by " + (root.scrollWidth - root.clientWidth));
+            document.getElementById("measured").textContent = "width " + window.innerWidth + "; tables "
+              + document.querySelectorAll(".table-wrap").length + "; overflowing: " + overflowing.join(", ");
+            </script></pre>
+            """
+        var html = DashboardRenderer.render(Self.sample())
+        let policy = try #require(html.range(of: "<meta http-equiv=\"Content-Security-Policy\"[^>]*>", options: .regularExpression))
+        html.removeSubrange(policy)
+        html = html.replacingOccurrences(of: "<details>", with: "<details open>")
+            .replacingOccurrences(of: "</main>", with: measuring + "</main>")
+        let page = try Self.write(html)
+        defer { try? FileManager.default.removeItem(at: page.deletingLastPathComponent()) }
+        let opened = try await HeadlessChromium.run(chromium, page: page, arguments: ["--dump-dom", "--window-size=1400,3000"])
+        #expect(!opened.timedOut && opened.exitCode == 0, "\(opened.stderr.suffix(2000))")
+        let start = try #require(opened.stdout.range(of: "<pre id=\"measured\">"))
+        let end = try #require(opened.stdout.range(of: "</pre>", range: start.upperBound..<opened.stdout.endIndex))
+        let measured = String(opened.stdout[start.upperBound..<end.lowerBound])
+        #expect(measured.hasPrefix("width 1400; "), "\(measured)")
+        #expect(!measured.contains("tables 0;"), "\(measured)")
+        #expect(measured.hasSuffix("overflowing: "), "\(measured)")
+
+        // And a look, for a person: the runs table unfolded at 1400 px.
+        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
+        let unfolded = try Self.write(DashboardRenderer.render(Self.sample()).replacingOccurrences(of: "<details>", with: "<details open>"))
+        defer { try? FileManager.default.removeItem(at: unfolded.deletingLastPathComponent()) }
+        let png = Self.artifacts.appendingPathComponent("dashboard-1400.png")
+        let shot = try await HeadlessChromium.run(
+            chromium, page: unfolded, arguments: ["--screenshot=\(png.path)", "--window-size=1400,5200"])
+        #expect(shot.exitCode == 0 && HeadlessChromium.consoleProblems(in: shot.stderr) == [])
+    }
+
     /// 400 days by day: thin x labels, lines without dots, one bar a day; the layout must hold.
     @Test func fourHundredDaysStillOpenCleanly() async throws {
         let chromium = try Self.browser()
@@ -253,10 +298,10 @@ import Testing
             let started = "2026-11-\(two(12 + night))T02:00:0\(night % 10)Z"
             let failedRun = night == 9
             runs.append(.init(
-                id: Int64(101 + night), kind: night % 7 == 6 ? "full" : "due", startedAt: started,
+                id: Int64(101 + night), kind: night % 5 == 4 ? "user" : "nightly", startedAt: started,
                 durationMs: failedRun ? 41_250 : Int64(180_000 + (night * 7_919) % 90_000 + (night % 7 == 6 ? 400_000 : 0)),
                 updated: failedRun ? 3 : 20 + (night * 13) % 25, unchanged: failedRun ? 0 : (night % 7 == 6 ? 1_450 : 380 + night * 3),
-                invalid: night % 4 == 1 ? 2 : 0, failed: failedRun ? 412 : night % 5 == 3 ? 1 : 0,
+                invalid: night % 4 == 1 ? 2 : 0, accountGone: night % 6 == 2 ? 1 : 0, failed: failedRun ? 412 : night % 5 == 3 ? 1 : 0,
                 exitCode: failedRun ? 75 : 0, status: failedRun ? "failed" : "succeeded"))
             lost.append(.init(runID: Int64(101 + night), startedAt: started, count: [0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 1, 0, 0][night]))
         }

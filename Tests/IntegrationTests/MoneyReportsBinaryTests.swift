@@ -23,6 +23,7 @@ import Testing
         (["report", "dashboard"], "give --output FILE.html"),
         (["report", "dashboard", "--output", "FOLDER/x.html", "--until", "2026-11-01"], "--since only"),
         (["report", "revenue", "--currency", "USD"], "Unknown option"),
+        (["report", "runs", "--all"], "--all applies only to unrecorded"),
     ])
     func badFlags(arguments: [String], message: String) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-money-\(UUID().uuidString)").path

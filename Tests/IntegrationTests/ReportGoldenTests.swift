@@ -48,7 +48,8 @@ import Testing
             ("changes", .changes, .init()),
             ("changes-run-1", .changes, .init(runID: 1)),
             ("expiring", .expiring, .init(nowMs: world.clock.nowMs)),
-            ("unrecorded", .unrecorded, .init()),
+            ("unrecorded", .unrecorded, Self.everyFoundPeriod),
+            ("unrecorded-lost-orders", .unrecorded, .init()),
             ("shared", .shared, .init()),
             ("notifications", .notifications, .init()),
             ("revenue", .revenue, .init(nowMs: world.clock.nowMs)),
@@ -58,12 +59,19 @@ import Testing
         let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
         for report in reports {
             let csv = try await export(world, report.kind, report.options)
-            if report.kind == .runs { #expect(csv.contains("," + worker + "\n")) }
-            try compareWithGolden(csv.replacingOccurrences(of: "," + worker + "\n", with: ",HOST:PID\n"), name: report.file)
+            if report.kind == .runs { #expect(csv.contains("," + worker + ",")) }
+            try compareWithGolden(csv.replacingOccurrences(of: "," + worker + ",", with: ",HOST:PID,"), name: report.file)
         }
         // Every CSV kind has a golden file (the dashboard is a page: DashboardBrowserTests;
         // apple-parity needs prices and Apple's reports: AppleParityTests writes Golden/apple-parity.csv).
         #expect(Set(reports.map(\.kind)) == Set(ReportKind.allCases).subtracting([.dashboard, .appleParity]))
+    }
+
+    /// `report unrecorded --all`.
+    static var everyFoundPeriod: ReportOptions {
+        var options = ReportOptions()
+        options.everyFoundPeriod = true
+        return options
     }
 
     /// The scenarios' notifications since the start (older than the second run: stale), one newer
@@ -221,7 +229,7 @@ import Testing
         #expect(rows.last?["receipt_imported_at"] == ISO8601.string(fromMilliseconds: world.clock.nowMs))
     }
 
-    @Test(arguments: StoreKind.allCases) func unrecordedListsEveryPeriodARunFoundAndWhetherItWasBilledAfterTheImport(store: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func unrecordedListsLostOrdersAndWithAllEveryPeriodARunFound(store: StoreKind) async throws {
         let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
@@ -231,7 +239,7 @@ import Testing
         world.clock.set(nowMs: before.expiresDateMs + DuePolicy.hour + 1)
         let second = try await world.run()
 
-        let rows = try await table(world, .unrecorded)
+        let rows = try await table(world, .unrecorded, Self.everyFoundPeriod)
 
         // Requests say `exclude-old-transactions`: the first run sees the current period (billed
         // 3 days before the import), the second the renewal Apple billed after it.
@@ -244,8 +252,19 @@ import Testing
         #expect(rows.dropLast().allSatisfy { $0["purchased_after_import"] == "false" })
         #expect(rows.allSatisfy { $0["receipt_imported_at"] == ISO8601.string(fromMilliseconds: importedAt) })
         // --since filters on first_seen_at.
-        let recent = try await table(world, .unrecorded, .init(sinceMs: importedAt + 1))
+        var recentOptions = Self.everyFoundPeriod
+        recentOptions.sinceMs = importedAt + 1
+        let recent = try await table(world, .unrecorded, recentOptions)
         #expect(recent.map { $0["transaction_id"] } == [last["transaction_id"]])
+        // Without --all, only the lost orders: the period the receipt itself carried is none.
+        let lost = try await table(world, .unrecorded)
+        #expect(lost == [last])
+        // The dashboard counts the same: the second run's one lost order, none on the first.
+        let dashboard = try await world.store.withReadSnapshot { db in
+            try await DashboardReader.data(db, options: .init(nowMs: world.clock.nowMs), databaseLabel: "test")
+        }
+        #expect(dashboard.lostOrdersPerRun.map(\.runID) == [second.runID ?? 0])
+        #expect(dashboard.lostOrdersPerRun.map(\.count) == [1])
     }
 
     @Test(arguments: StoreKind.allCases) func expiringListsEntitledSubscriptionsEndingWithinTheWindow(store: StoreKind) async throws {

@@ -75,6 +75,8 @@ import Testing
     @Test func theParityPanelShowsTheComparisonAndTheWorstDays() throws {
         let page = DashboardRenderer.render(Self.sample())
         #expect(page.contains("7 days compared (2026-11-18 to 2026-11-24, Pacific time), 52 billed periods matched"))
+        // Issue 34: named for what it is, apart from the lost orders the nightly runs found.
+        #expect(page.contains(">lost orders only Apple&#39;s sales report shows<"))
         let start = try #require(page.range(of: "<div id=\"apple-parity\">"))
         let panel = page[start.lowerBound...].prefix(2_000)
         #expect(panel.contains("<td>2026-11-22</td><td class=\"num\">2</td><td class=\"num\">1</td>"))
@@ -224,5 +226,52 @@ import Testing
         #expect(DashboardChart.scale(domain: (0, 0)) == (0, 1, 0.5) || DashboardChart.scale(domain: (0, 0)).high > 0)
         #expect(DashboardChart.labelledIndices(count: 13) == [0, 2, 4, 6, 8, 10, 12])
         #expect(DashboardChart.labelledIndices(count: 1) == [0])
+    }
+    /// The y ticks of one figure (x labels are dates and periods: no decimal point in them).
+    static func ticks(_ figure: some StringProtocol) -> [String] {
+        figure.components(separatedBy: "<text class=\"tick\"").dropFirst().compactMap { piece in
+            guard let open = piece.firstIndex(of: ">"), let close = piece.firstIndex(of: "<") else { return nil }
+            return String(piece[piece.index(after: open)..<close])
+        }
+    }
+
+    /// Issue 34, item 24: counts tick at whole numbers, churn reads as a percentage, runs check receipts.
+    @Test func countsTickAtWholeNumbersChurnIsAPercentageAndRunsCheckReceipts() throws {
+        var data = Self.sample()
+        // Small counts, where a scale of its own would tick at 0.5.
+        data.metrics = data.metrics.map { point in
+            var point = point
+            point.activePaid = point.period == "2026-11" ? 1 : 0
+            point.activeTrials = 0
+            return point
+        }
+        data.notificationsPerDay = [.init(day: "2026-11-23", count: 1), .init(day: "2026-11-24", count: 0)]
+        data.lostOrdersPerRun = [.init(runID: 1, startedAt: "2026-11-24T02:00:00Z", count: 1)]
+        data.runs = [.init(
+            id: 1, kind: "nightly", startedAt: "2026-11-24T02:00:00Z", durationMs: 1_000, updated: 1, unchanged: 0,
+            invalid: 0, accountGone: 1, failed: 0, exitCode: 0, status: "completed")]
+        let page = DashboardRenderer.render(data)
+        for id in ["chart-subscriptions", "chart-run-outcomes", "chart-notifications", "chart-lost-orders"] {
+            let ticks = Self.ticks(try #require(Self.figure(id, in: page), "\(id)"))
+            #expect(ticks.contains("1"), "\(id): \(ticks)")
+            #expect(!ticks.contains { $0.contains(".") }, "\(id): \(ticks)")
+        }
+        #expect(DashboardChart.scale(domain: (0, 1), integer: true).step == 1)
+        #expect(DashboardChart.scale(domain: (0, 0), integer: true) == (0, 1, 1))
+
+        // Churn: the CSV's 0.0500 reads 5.00%, on an axis in percent.
+        let churn = try #require(Self.figure("chart-churn", in: DashboardRenderer.render(Self.sample())))
+        #expect(churn.contains("<td class=\"num\">5.00%</td>"))
+        #expect(!churn.contains(">0.0500<"))
+        #expect(Self.ticks(churn).contains { $0.hasSuffix("%") && $0 != "0%" })
+        #expect(DashboardHTML.percent(fromRate: "0.0500") == "5.00%")
+        #expect(DashboardHTML.percent(fromRate: "1.0000") == "100.00%")
+        #expect(DashboardHTML.percent(fromRate: "0.3333") == "33.33%")
+        #expect(DashboardHTML.percent(fromRate: "") == "")
+
+        let outcomes = try #require(Self.figure("chart-run-outcomes", in: page))
+        #expect(outcomes.contains("Receipts checked by each run"))
+        #expect(!page.contains("ubscriptions checked"))
+        #expect(outcomes.contains(">account_gone<"))
     }
 }

@@ -15,6 +15,8 @@ extension CommandContext {
         public var toleranceDays: Int?
         /// `--app`, repeated.
         public var apps: [String]
+        /// `--all` (unrecorded only).
+        public var all = false
 
         public init(
             runID: Int64? = nil, since: String? = nil, until: String? = nil, within: String? = nil, by: String? = nil,
@@ -40,6 +42,7 @@ extension CommandContext {
             options = try ReportOptions.parse(
                 kind: kind, runID: flags.runID, since: flags.since, until: flags.until, within: flags.within, by: flags.by,
                 environment: flags.environment, toleranceDays: flags.toleranceDays, nowMs: clock())
+            if flags.all { try options.listEveryFoundPeriod(kind: kind) }
         } catch {
             // Whatever the flags got wrong is a usage error.
             throw ConfigurationError.other(error.description)

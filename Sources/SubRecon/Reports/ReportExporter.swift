@@ -153,12 +153,15 @@ public struct ReportExporter: Sendable {
         }
     }
 
+    /// The ledger: Apple's fields as stored, then the same dates and amounts as a person reads them
+    /// (ISO 8601 UTC; decimals in the currency's minor units, as `report revenue` writes them).
     private static func renewals(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
             ReportSQL.renewals, []
         ) { row in
             let bundleID = try row.text("bundle_id")
             guard options.includes(bundleID: bundleID) else { return }
+            let currency = try row.text("currency")
             try csv.writeRow([
                 row.text("transaction_id"), row.text("original_transaction_id"), row.text("web_order_line_item_id"), row.text("user_id"),
                 row.text("product_id"), number(row.integer("purchase_date_ms")), number(row.integer("expires_date_ms")),
@@ -169,6 +172,8 @@ public struct ReportExporter: Sendable {
                 row.text("transaction_reason"), row.text("ownership_type"), row.text("environment"),
                 row.text("revocation_type"), number(row.integer("revocation_percentage")),
                 number(row.integer("refund_milliunits")), bundleID ?? options.defaultBundleID,
+                time(row.integer("purchase_date_ms")), time(row.integer("expires_date_ms")),
+                amount(row.integer("price_milliunits"), currency), amount(row.integer("refund_milliunits"), currency),
             ])
         }
     }
@@ -181,7 +186,8 @@ public struct ReportExporter: Sendable {
                 number(row.integer("id")), row.text("kind"), time(row.integer("started_at")), time(row.integer("finished_at")), row.text("status"),
                 number(row.integer("receipts_total")), number(row.integer("verified")), number(row.integer("updated")),
                 number(row.integer("unchanged")), number(row.integer("invalid")), number(row.integer("failed")), number(row.integer("exit_code")),
-                worker(host: row.text("host"), pid: row.integer("pid")),
+                worker(host: row.text("host"), pid: row.integer("pid")), number(row.integer("account_gone")),
+                number(row.integer("skipped")),
             ])
         }
     }
@@ -260,10 +266,10 @@ public struct ReportExporter: Sendable {
         }
     }
 
-    /// Lost orders: every renewal record a run found first. Imports carry receipts, never
-    /// transactions, so each period a run first saw is one the app server never told us about.
-    /// `purchased_after_import` narrows that to periods Apple billed after the app server handed
-    /// the receipt over, which the app's copy of the receipt cannot contain.
+    /// Lost orders: periods a run found first that Apple billed after the app server handed the
+    /// receipt over (`purchased_after_import = true`), which the app's copy of the receipt cannot
+    /// contain. With `--all`, every renewal record a run found first: imports carry receipts, never
+    /// transactions, so the first run also "finds" the history each receipt itself carried.
     private static func unrecorded(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         try await db.forEachRow(
             ReportSQL.unrecorded, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
@@ -273,6 +279,7 @@ public struct ReportExporter: Sendable {
             let imported = try row.integer("receipt_imported_at")
             let afterImport: String? =
                 if let purchased, let imported { purchased > imported ? "true" : "false" } else { nil }
+            guard options.everyFoundPeriod || afterImport == "true" else { return }
             try csv.writeRow([
                 row.text("user_id"), row.text("original_transaction_id"), row.text("transaction_id"), row.text("web_order_line_item_id"),
                 row.text("product_id"), time(purchased), number(purchased), time(row.integer("expires_date_ms")),
@@ -307,6 +314,12 @@ public struct ReportExporter: Sendable {
 
     private static func time(_ value: Int64?) -> String? { value.map(ISO8601.string(fromMilliseconds:)) }
     private static func number(_ value: Int64?) -> String? { value.map(String.init) }
+    /// Milliunits as decimal text in the currency's minor units; empty when the amount or its
+    /// currency is unknown (a price without a currency is an unknown price).
+    private static func amount(_ milliunits: Int64?, _ currency: String?) -> String? {
+        guard let milliunits, let currency, !currency.isEmpty else { return nil }
+        return MoneyText.text(milliunits: milliunits, currency: currency)
+    }
     /// The process that ran it, `HOST:PID` (several workers on PostgreSQL each record their own run).
     private static func worker(host: String?, pid: Int64?) -> String? {
         guard let host, let pid else { return nil }

@@ -39,10 +39,11 @@ public enum ReportKind: String, Sendable, CaseIterable {
              "purchase_date_ms", "expires_date_ms", "cancellation_date_ms", "is_trial_period",
              "is_in_intro_offer_period", "first_seen_run_id", "price_milliunits", "currency", "storefront",
              "offer_type", "offer_discount_type", "offer_period", "transaction_reason", "ownership_type",
-             "environment", "revocation_type", "revocation_percentage", "refund_milliunits", "bundle_id"]
+             "environment", "revocation_type", "revocation_percentage", "refund_milliunits", "bundle_id",
+             "purchase_date", "expires_date", "price", "refund"]
         case .runs:
             ["run_id", "kind", "started_at", "finished_at", "status", "receipts_total", "verified", "updated",
-             "unchanged", "invalid", "failed", "exit_code", "worker"]
+             "unchanged", "invalid", "failed", "exit_code", "worker", "account_gone", "skipped"]
         case .runItems:
             ["run_id", "receipt_id", "user_id", "outcome", "apple_status", "environment", "old_status", "new_status",
              "old_expires_date_ms", "new_expires_date_ms", "message", "bundle_id"]
@@ -82,7 +83,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .runItems: "each receipt's outcome in one run (--run, default last nightly)"
         case .changes: "what a run changed, old and new side by side (--run)"
         case .expiring: "entitled subscriptions ending within --within (default 7d)"
-        case .unrecorded: "lost orders: periods Apple billed that a run found first"
+        case .unrecorded: "lost orders: billed after import, found by a run (--all)"
         case .shared: "one original_transaction_id claimed by several users"
         case .notifications: "one row per App Store notification: outcome, deliveries"
         case .revenue: "billed, refunded and net per month (--by) and product, per currency"

@@ -27,6 +27,9 @@ public struct ReportOptions: Sendable, Equatable {
     /// The `bundle_id` column of a row that names no app: the single app's bundle ID when one is
     /// configured (SUBRECON_BUNDLE_ID, or an apps file listing one app), else empty.
     public var defaultBundleID: String?
+    /// `unrecorded --all`: every period a run found first, the history the receipt itself carried
+    /// included; by default only the lost orders (`purchased_after_import = true`).
+    public var everyFoundPeriod = false
     /// `--app`, repeated: only these apps' rows; empty means every app.
     public var apps: [String] = []
     /// The apps file's `products`, each product's app: with `--app`, which app a line of Apple's
@@ -39,6 +42,14 @@ public struct ReportOptions: Sendable, Equatable {
     }
 
     public static let defaultToleranceDays = 1
+
+    /// `--all`: only `unrecorded` takes it (`run` and `parity` have their own).
+    public mutating func listEveryFoundPeriod(kind: ReportKind) throws(ReportError) {
+        guard kind == .unrecorded else {
+            throw .invalidOption("--all applies only to unrecorded (every period a run found first), not to \(kind.rawValue)")
+        }
+        everyFoundPeriod = true
+    }
 
     /// `expiring`'s default look-ahead: a week, the usual lead time for a "your subscription
     /// ends soon" message or a revenue forecast.

@@ -45,8 +45,13 @@ public struct StatusReport: Sendable, Equatable, Codable {
         public var verified: Int
         public var updated: Int
         public var unchanged: Int
+        /// Apple's "invalid receipt" answers (21003 and the like), without the gone accounts.
         public var invalid: Int
+        /// 21010 (verifyReceipt) or the Server API's account-gone answers.
+        public var accountGone: Int
         public var failed: Int
+        /// Not verified because Apple stopped the run.
+        public var skipped: Int
         public var exitCode: Int?
     }
 
@@ -134,7 +139,8 @@ public struct StatusReport: Sendable, Equatable, Codable {
                 durationMs: max(0, (finished ?? nowMs) - started), status: try row.requiredText("status"),
                 receiptsTotal: Int(try row.requiredInteger("receipts_total")), verified: Int(try row.requiredInteger("verified")),
                 updated: Int(try row.requiredInteger("updated")), unchanged: Int(try row.requiredInteger("unchanged")),
-                invalid: Int(try row.requiredInteger("invalid")), failed: Int(try row.requiredInteger("failed")),
+                invalid: Int(try row.requiredInteger("invalid")), accountGone: Int(try row.requiredInteger("account_gone")),
+                failed: Int(try row.requiredInteger("failed")), skipped: Int(try row.requiredInteger("skipped")),
                 exitCode: try row.integer("exit_code").map { Int($0) })
         }
 
@@ -206,16 +212,17 @@ public struct StatusReport: Sendable, Equatable, Codable {
             out += "  none yet\n"
         } else {
             let header = ["  run", "kind", "started", "duration", "status", "receipts", "verified", "updated",
-                          "unchanged", "invalid", "failed", "exit"]
+                          "unchanged", "invalid", "account_gone", "failed", "skipped", "exit"]
             out += Self.table(
                 [header]
                     + lastRuns.map { run in
                         ["  \(run.runId)", run.kind, run.startedAt,
                          run.finishedAt == nil ? "\(Self.duration(run.durationMs)) so far" : Self.duration(run.durationMs),
                          run.status, String(run.receiptsTotal), String(run.verified), String(run.updated),
-                         String(run.unchanged), String(run.invalid), String(run.failed), run.exitCode.map(String.init) ?? "-"]
+                         String(run.unchanged), String(run.invalid), String(run.accountGone), String(run.failed),
+                         String(run.skipped), run.exitCode.map(String.init) ?? "-"]
                     },
-                rightAligned: [5, 6, 7, 8, 9, 10, 11])
+                rightAligned: [5, 6, 7, 8, 9, 10, 11, 12, 13])
         }
 
         out += "\nNotifications: \(notifications.total) stored, \(notifications.lastDay) in the last 24 hours, "

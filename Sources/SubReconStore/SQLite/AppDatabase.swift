@@ -169,6 +169,9 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v14-notification-tokens") { db in
             try db.execute(sql: SchemaSQL.v14NotificationTokens)
         }
+        migrator.registerMigration("v15-run-outcomes") { db in
+            try db.execute(sql: SchemaSQL.v15RunOutcomes)
+        }
         return migrator
     }
 }

@@ -53,7 +53,7 @@ package enum ReportSQL {
         """
     package static let runs = """
         SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
-               invalid, failed, exit_code, host, pid
+               invalid, failed, exit_code, host, pid, account_gone, skipped
         FROM runs WHERE started_at >= ? AND started_at < ? ORDER BY id
         """
     package static let runItems = """

@@ -325,6 +325,20 @@ package enum SchemaSQL {
         ALTER TABLE notifications ADD COLUMN app_account_token TEXT CHECK (length(app_account_token) = 36)
         """
 
+    /// A run counts `account_gone` (21010, the Server API's account-gone answers) and `skipped`
+    /// (not verified because Apple stopped the run) apart, as its summary line does: `invalid`
+    /// no longer includes 21010. Runs recorded before get both from their run items (a forgotten
+    /// user's items are gone, so a few old runs may count those under `invalid` still).
+    package static let v15RunOutcomes = """
+        ALTER TABLE runs ADD COLUMN account_gone INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0;
+        UPDATE runs SET
+            account_gone = (SELECT COUNT(*) FROM run_items i WHERE i.run_id = runs.id AND i.outcome = 'account_gone'),
+            skipped = (SELECT COUNT(*) FROM run_items i WHERE i.run_id = runs.id AND i.outcome = 'skipped');
+        UPDATE runs SET invalid = CASE WHEN invalid >= account_gone THEN invalid - account_gone ELSE 0 END
+            WHERE account_gone > 0
+        """
+
     /// What was stored for a day before (its digest tells a reissue from the same file again).
     package static let appleReportDaySHA = "SELECT sha256 FROM apple_report_days WHERE day = ?"
     /// The stored days in `[since, until)` (text dates compare as dates).

@@ -15,7 +15,8 @@ package enum StatusSQL {
         ORDER BY id DESC
         """
     private static let runColumns = """
-        id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged, invalid, failed, exit_code
+        id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged, invalid, account_gone,
+        failed, skipped, exit_code
         """
     package static let failingReceiptCount = "SELECT COUNT(*) AS value FROM receipts WHERE consecutive_failures >= ?"
     package static let failingReceipts = """

@@ -33,13 +33,20 @@ struct DashboardChart: Sendable {
     var yUnit: String
     var series: [Series]
     var style: Style
+    /// Counts (subscriptions, receipts, notifications): ticks at whole numbers only, never `0.5`.
+    var integerTicks = false
+    /// Written after each y tick (`%` for rates shown as percentages).
+    var tickSuffix = ""
     var height: Double = 260
 
     /// Charts with more categories than this span the page's width, so their bars stay apart.
     static let wideAbove = 40
 
+    /// Spans the page whatever its number of categories (its table needs the room).
+    var spansPage = false
+
     /// Whether the chart spans the page (the page gives it the full width of its grid).
-    var isWide: Bool { xLabels.count > Self.wideAbove }
+    var isWide: Bool { spansPage || xLabels.count > Self.wideAbove }
 
     /// The viewBox width, about the width the chart is shown at, so its text shows at about 12 px.
     var width: Double { isWide ? 1200 : 600 }
@@ -62,7 +69,7 @@ struct DashboardChart: Sendable {
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let count = max(1, xLabels.count)
         let band = plotWidth / Double(count)
-        let (low, high, step) = Self.scale(domain: domain())
+        let (low, high, step) = Self.scale(domain: domain(), integer: integerTicks)
         func y(_ value: Double) -> Double { top + plotHeight * (high - value) / (high - low) }
         func c(_ value: Double) -> String { DashboardHTML.coordinate(value) }
 
@@ -76,7 +83,7 @@ struct DashboardChart: Sendable {
             let ty = y(tick)
             let isZero = abs(tick) < step / 2
             out += "<line class=\"\(isZero ? "zero" : "grid")\" x1=\"\(c(left))\" x2=\"\(c(width - right))\" y1=\"\(c(ty))\" y2=\"\(c(ty))\"/>"
-            out += "<text class=\"tick\" x=\"\(c(left - 8))\" y=\"\(c(ty + 4))\" text-anchor=\"end\">\(DashboardHTML.tick(tick, step: step))</text>"
+            out += "<text class=\"tick\" x=\"\(c(left - 8))\" y=\"\(c(ty + 4))\" text-anchor=\"end\">\(DashboardHTML.tick(tick, step: step))\(DashboardHTML.escape(tickSuffix))</text>"
             tick += step
             ticks += 1
         }
@@ -143,15 +150,17 @@ struct DashboardChart: Sendable {
         return indices
     }
 
-    /// Rounds a domain out to "nice" ticks (1, 2 or 5 times a power of ten), four or five of them.
-    static func scale(domain: (Double, Double)) -> (low: Double, high: Double, step: Double) {
+    /// Rounds a domain out to "nice" ticks (1, 2 or 5 times a power of ten), four or five of them;
+    /// with `integer`, a step of at least 1 (a count of 0.5 subscriptions means nothing).
+    static func scale(domain: (Double, Double), integer: Bool = false) -> (low: Double, high: Double, step: Double) {
         var (low, high) = domain
         if high - low <= 0 || !(high - low).isFinite { high = low + 1 }
         let rough = (high - low) / 4
         var magnitude = 1.0
         while magnitude * 10 <= rough { magnitude *= 10 }
         while magnitude > rough { magnitude /= 10 }
-        let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? magnitude * 10
+        var step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? magnitude * 10
+        if integer { step = max(1, step.rounded()) }
         low = (low / step).rounded(.down) * step
         high = (high / step).rounded(.up) * step
         if high == low { high = low + step }

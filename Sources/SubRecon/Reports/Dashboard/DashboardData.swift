@@ -105,14 +105,17 @@ public struct DashboardData: Sendable, Equatable {
         public var updated: Int
         public var unchanged: Int
         public var invalid: Int
+        /// 21010 or the Server API's account-gone answers (counted apart from `invalid`, as the run's summary does).
+        public var accountGone: Int
         public var failed: Int
         /// Nil while the run has not finished.
         public var exitCode: Int?
         public var status: String
         public init(
             id: Int64, kind: String, startedAt: String, durationMs: Int64?, updated: Int, unchanged: Int, invalid: Int,
-            failed: Int, exitCode: Int?, status: String
+            accountGone: Int = 0, failed: Int, exitCode: Int?, status: String
         ) {
+            self.accountGone = accountGone
             self.id = id
             self.kind = kind
             self.startedAt = startedAt

@@ -66,6 +66,21 @@ enum DashboardHTML {
         return fixed(value / divisor, decimals: decimals) + suffix
     }
 
+    /// A rate as the CSV writes it (`0.0500`, `churn_rate`) as a percentage (`5.00%`), by moving the
+    /// decimal point: exact, no floating point. Empty stays empty (no rate).
+    static func percent(fromRate rate: String) -> String {
+        guard !rate.isEmpty else { return "" }
+        let negative = rate.hasPrefix("-")
+        let unsigned = negative ? String(rate.dropFirst()) : rate
+        let parts = unsigned.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let fraction = parts.count > 1 ? String(parts[1]) : ""
+        let padded = fraction.count < 2 ? fraction + String(repeating: "0", count: 2 - fraction.count) : fraction
+        var whole = String(parts[0]) + padded.prefix(2)
+        while whole.count > 1, whole.hasPrefix("0") { whole.removeFirst() }
+        let decimals = padded.dropFirst(2)
+        return (negative ? "-" : "") + whole + (decimals.isEmpty ? "" : "." + decimals) + "%"
+    }
+
     /// `value` with exactly `decimals` digits after the point, never `-0`.
     static func fixed(_ value: Double, decimals: Int) -> String {
         let scale = pow10(decimals)

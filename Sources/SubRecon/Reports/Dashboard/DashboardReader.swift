@@ -52,7 +52,8 @@ enum DashboardReader {
                     startedAt: ISO8601.string(fromMilliseconds: started),
                     durationMs: try row.integer("finished_at").map { $0 - started },
                     updated: Int(try row.integer("updated") ?? 0), unchanged: Int(try row.integer("unchanged") ?? 0),
-                    invalid: Int(try row.integer("invalid") ?? 0), failed: Int(try row.integer("failed") ?? 0),
+                    invalid: Int(try row.integer("invalid") ?? 0), accountGone: Int(try row.integer("account_gone") ?? 0),
+                    failed: Int(try row.integer("failed") ?? 0),
                     exitCode: try row.integer("exit_code").map { Int($0) }, status: try row.requiredText("status")))
         }
 

@@ -15,7 +15,8 @@ public enum DashboardRenderer {
     static let noRunsSentence = "No runs yet: subrecon run has not finished against this database."
     static let noNotificationsSentence = "No notifications yet: none was received or imported in this window."
     static let noRevenueSentence = "No revenue yet: no paid period or refund in this window."
-    static let noLostOrdersSentence = "No lost orders: no run found a period that nothing else had recorded."
+    static let noLostOrdersSentence =
+        "No lost orders: no run found a period Apple billed after the receipt was imported that nothing else had recorded."
     static let noChurnSentence = "No churn yet: no period had paid subscriptions at its previous end."
     static let noParitySentence =
         "Not compared with Apple's sales reports yet: App Store Connect's reports remain the record (docs/finance.md)."
@@ -97,7 +98,8 @@ public enum DashboardRenderer {
         // The nightly job's latest run: a support lookup (`subrecon user`, kind `user`) is no "last run".
         if let run = data.runs.last(where: { $0.kind == RunKind.nightly.rawValue }) {
             var detail = "started \(run.startedAt) · \(durationText(run.durationMs)) · "
-            detail += "\(run.updated) updated, \(run.unchanged) unchanged, \(run.invalid) invalid, \(run.failed) failed"
+            detail += "\(run.updated) updated, \(run.unchanged) unchanged, \(run.invalid) invalid, "
+                + "\(run.accountGone) account_gone, \(run.failed) failed"
             out += card(
                 label: "last nightly run #\(run.id)", value: run.exitCode.map { "exit \($0)" } ?? run.status,
                 detail: detail, wide: true)
@@ -106,7 +108,7 @@ public enum DashboardRenderer {
         }
         if let parity = data.appleParity {
             let detail = "\(parity.daysCompared) days compared (\(parity.firstDay) to \(parity.lastDay), Pacific time), \(parity.billedMatched) billed periods matched"
-            out += card(label: "lost orders (Apple's sales reports)", value: String(parity.lostOrders), detail: detail, wide: true)
+            out += card(label: "lost orders only Apple's sales report shows", value: String(parity.lostOrders), detail: detail, wide: true)
         } else {
             out += card(label: "Apple's sales reports", value: "—", detail: noParitySentence, wide: true)
         }
@@ -150,7 +152,7 @@ public enum DashboardRenderer {
                 .init(name: "paid", color: DashboardStyle.paid, values: paid.map(Double.init), texts: paid.map(String.init)),
                 .init(name: "in a trial", color: DashboardStyle.trials, values: trials.map(Double.init), texts: trials.map(String.init)),
             ],
-            style: .lines)
+            style: .lines, integerTicks: true)
         let countsTable = DashboardTable(
             columns: [.text(unit), .number("active_paid"), .number("active_trials")],
             rows: periods.indices.map { [periods[$0], String(paid[$0]), String(trials[$0])] })
@@ -168,27 +170,32 @@ public enum DashboardRenderer {
             out += emptyFigure(id: "chart-churn", title: "Churn", sentence: noChurnSentence)
         } else {
             var series: [DashboardChart.Series] = []
-            var rows = periods.map { [$0] }
+            // One row per period and currency: four columns fit beside a half-page chart, where a
+            // pair of columns per currency would scroll sideways.
+            var rows = periods.map { _ in [[String]]() }
             for currency in withRates {
                 var values: [Double?] = Array(repeating: nil, count: periods.count)
                 var texts: [String] = Array(repeating: "", count: periods.count)
                 var churned: [String] = Array(repeating: "", count: periods.count)
                 for point in data.metrics where point.currency == currency {
                     guard let at = index[point.period] else { continue }
-                    values[at] = Double(point.churnRate)
-                    texts[at] = point.churnRate
+                    // A percentage: the CSV's rate with its decimal point moved, exactly.
+                    texts[at] = DashboardHTML.percent(fromRate: point.churnRate)
+                    values[at] = Double(point.churnRate).map { $0 * 100 }
                     churned[at] = String(point.churned)
                 }
                 series.append(.init(
                     name: currencyName(currency), color: currencyColor(currency, data), values: values, texts: texts))
-                for at in periods.indices { rows[at] += [churned[at], texts[at]] }
+                for at in periods.indices where !churned[at].isEmpty {
+                    rows[at].append([periods[at], currencyName(currency), churned[at], texts[at]])
+                }
             }
             let chart = DashboardChart(
-                title: "Churn", xLabels: periods, xUnit: unit, yUnit: "churn rate (churned ÷ paid at the previous end)",
-                series: series, style: .lines)
+                title: "Churn", xLabels: periods, xUnit: unit, yUnit: "churn, % of those paid at the previous end",
+                series: series, style: .lines, tickSuffix: "%")
             let table = DashboardTable(
-                columns: [.text(unit)] + withRates.flatMap { [.number("\(currencyName($0)) churned"), .number("\(currencyName($0)) rate")] },
-                rows: rows)
+                columns: [.text(unit), .text("currency"), .number("churned"), .number("churn")],
+                rows: rows.flatMap { $0 })
             out += figure(
                 id: "chart-churn", title: "Churn",
                 note: "Paid subscriptions at the previous \(unit)'s end that are neither paid nor in a trial at this one's, per currency.",
@@ -296,27 +303,30 @@ public enum DashboardRenderer {
             func series(_ name: String, _ color: String, _ pick: (DashboardData.Run) -> Int) -> DashboardChart.Series {
                 .init(name: name, color: color, values: runs.map { Double(pick($0)) }, texts: runs.map { String(pick($0)) })
             }
-            let outcomes = DashboardChart(
-                title: "What each run found", xLabels: labels, xUnit: "run (start date, UTC)", yUnit: "subscriptions",
+            var outcomes = DashboardChart(
+                title: "What each run found", xLabels: labels, xUnit: "run (start date, UTC)", yUnit: "receipts",
                 series: [
                     series("updated", DashboardStyle.updated, \.updated),
                     series("unchanged", DashboardStyle.unchanged, \.unchanged),
                     series("invalid", DashboardStyle.invalid, \.invalid),
+                    series("account_gone", DashboardStyle.accountGone, \.accountGone),
                     series("failed", DashboardStyle.failed, \.failed),
                 ],
-                style: .stackedBars)
+                style: .stackedBars, integerTicks: true)
+            // Across the page: its table has a column per outcome and must not scroll sideways.
+            outcomes.spansPage = true
             out += figure(
                 id: "chart-run-outcomes", title: "What each run found",
-                note: "Subscriptions checked by each run, by outcome.", chart: outcomes,
+                note: "Receipts checked by each run, by outcome.", chart: outcomes,
                 table: DashboardTable(
                     columns: [
                         .text("run"), .text("kind"), .text("started"), .number("updated"), .number("unchanged"),
-                        .number("invalid"), .number("failed"), .text("status"),
+                        .number("invalid"), .number("account_gone"), .number("failed"), .text("status"),
                     ],
                     rows: runs.map {
                         [
                             "#\($0.id)", $0.kind, $0.startedAt, String($0.updated), String($0.unchanged), String($0.invalid),
-                            String($0.failed), $0.status,
+                            String($0.accountGone), String($0.failed), $0.status,
                         ]
                     }))
             // Coloured by exit code, so a failing night stands out among the durations.
@@ -339,22 +349,7 @@ public enum DashboardRenderer {
                     rows: runs.map { ["#\($0.id)", $0.startedAt, durationSeconds($0.durationMs), $0.exitCode.map(String.init) ?? ""] }))
         }
 
-        if data.notificationsPerDay.isEmpty {
-            out += emptyFigure(id: "chart-notifications", title: "Notifications per day", sentence: noNotificationsSentence)
-        } else {
-            let days = data.notificationsPerDay
-            let chart = DashboardChart(
-                title: "Notifications per day", xLabels: days.map(\.day), xUnit: "day (UTC)", yUnit: "notifications / day",
-                series: [.init(
-                    name: "notifications", color: DashboardStyle.notifications, values: days.map { Double($0.count) },
-                    texts: days.map { String($0.count) })],
-                style: .stackedBars)
-            out += figure(
-                id: "chart-notifications", title: "Notifications per day",
-                note: "App Store Server Notifications, each counted once however often Apple delivered it.", chart: chart,
-                table: DashboardTable(columns: [.text("day"), .number("notifications")], rows: days.map { [$0.day, String($0.count)] }))
-        }
-
+        // Lost orders beside the durations (both half the page), then the notifications (often wide).
         let lost = data.lostOrdersPerRun
         if lost.isEmpty || !lost.contains(where: { $0.count != 0 }) {
             let sentence = lost.isEmpty && runs.isEmpty ? noRunsSentence : noLostOrdersSentence
@@ -365,19 +360,39 @@ public enum DashboardRenderer {
             }
             out += figureHTML + "</figure>"
         } else {
-            let chart = DashboardChart(
+            let chart = countBars(
                 title: "Lost orders found per night", xLabels: lost.map { runLabel($0.startedAt) }, xUnit: "run (start date, UTC)",
-                yUnit: "periods found first",
-                series: [.init(
-                    name: "lost orders", color: DashboardStyle.lostOrders, values: lost.map { Double($0.count) },
-                    texts: lost.map { String($0.count) })],
-                style: .stackedBars)
+                yUnit: "periods found first", name: "lost orders", color: DashboardStyle.lostOrders, counts: lost.map(\.count))
             out += figure(
                 id: "chart-lost-orders", title: "Lost orders found per night",
-                note: "Billed periods that a run found before any receipt upload or notification had recorded them.",
+                note: "Periods Apple billed after the app server handed the receipt over, which a run found before any "
+                    + "notification had recorded them (subrecon report unrecorded; the history a receipt itself carried is no lost order).",
                 chart: chart, table: lostTable(lost))
         }
+
+        if data.notificationsPerDay.isEmpty {
+            out += emptyFigure(id: "chart-notifications", title: "Notifications per day", sentence: noNotificationsSentence)
+        } else {
+            let days = data.notificationsPerDay
+            let chart = countBars(
+                title: "Notifications per day", xLabels: days.map(\.day), xUnit: "day (UTC)", yUnit: "notifications / day",
+                name: "notifications", color: DashboardStyle.notifications, counts: days.map(\.count))
+            out += figure(
+                id: "chart-notifications", title: "Notifications per day",
+                note: "App Store Server Notifications, each counted once however often Apple delivered it.", chart: chart,
+                table: DashboardTable(columns: [.text("day"), .number("notifications")], rows: days.map { [$0.day, String($0.count)] }))
+        }
         return out + "</div></section>\n"
+    }
+
+    /// One count per category, as bars on whole-number ticks.
+    private static func countBars(
+        title: String, xLabels: [String], xUnit: String, yUnit: String, name: String, color: String, counts: [Int]
+    ) -> DashboardChart {
+        DashboardChart(
+            title: title, xLabels: xLabels, xUnit: xUnit, yUnit: yUnit,
+            series: [.init(name: name, color: color, values: counts.map(Double.init), texts: counts.map(String.init))],
+            style: .stackedBars, integerTicks: true)
     }
 
     private static func lostTable(_ lost: [DashboardData.RunCount]) -> DashboardTable {

@@ -15,6 +15,7 @@ enum DashboardStyle {
     static let updated = "#2563eb"
     static let unchanged = "#94a3b8"
     static let invalid = "#f59e0b"
+    static let accountGone = "#8b5cf6"
     static let failed = "#dc2626"
     static let succeeded = "#0f9d76"
     static let notifications = "#0891b2"
