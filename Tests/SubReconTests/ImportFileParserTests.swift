@@ -598,3 +598,22 @@ struct ImportFileParserRulesTests {
         #expect(verifyReceipt.problems.first?.reason.hasPrefix("a row with only an app_account_token registers the token") == true)
     }
 }
+
+/// Issue 34 (item 16): the reader keeps lines up to the limit byte for byte and only counts longer ones.
+@Suite struct ImportFileReaderTests {
+    @Test func linesOverTheLimitAreEmptiedAndCountedTheRestKeptExactly() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let text = "header\r\n0123456789\n01234567890\n\nlast" + String(repeating: "x", count: 3 * ImportFileReader.chunkBytes) + "\nend"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+
+        let contents = try ImportFileReader(maxLineBytes: 10).contents(ofPath: path)
+
+        #expect(String(decoding: contents.data, as: UTF8.self) == "header\r\n0123456789\n\n\n\nend")
+        #expect(contents.overlong == [.init(line: 3, bytes: 11), .init(line: 5, bytes: 4 + 3 * ImportFileReader.chunkBytes)])
+    }
+
+    @Test func aMissingFileIsSaidSo() {
+        #expect(throws: ImportFileReader.ReadError.self) { try ImportFileReader(maxLineBytes: 10).contents(ofPath: "/nonexistent/x.csv") }
+    }
+}

@@ -102,6 +102,9 @@ extension CommandContext {
 
     /// `subrecon status`: the operator's one screen, read in one snapshot (never calls Apple).
     public func status() async throws -> StatusReport {
+        // Status needs no app's settings, but a broken apps file breaks tonight's run: refused
+        // here as every other command refuses it (exit 2, naming the app and the problem).
+        _ = try appsFile()
         let store = try await openStore()
         do {
             return try await StatusReport.load(from: store, nowMs: clock())

@@ -7,7 +7,8 @@ import SubReconStore
 ///
 /// The whole file is parsed in memory: import files are a few hundred megabytes at most, and the
 /// contract's all-or-nothing rule means nothing can be stored before the last row has been checked
-/// anyway. Parsing is a single linear pass.
+/// anyway. Parsing is a single linear pass. ``ImportFileReader`` has already left out any line too
+/// long to hold a receipt, so one stray huge line costs no memory.
 ///
 /// Rules, for both formats:
 /// - Columns (CSV header names, compared case-insensitively) and keys (JSON, exact) are `user_id`,

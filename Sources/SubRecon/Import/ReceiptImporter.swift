@@ -30,23 +30,32 @@ public struct ReceiptImporter: Sendable {
 
     /// - Parameter path: a file path, or `-` for standard input.
     public func importFile(path: String, format: ImportFormat?, nowMs: Int64) async throws(ImportFailure) -> ImportSummary {
-        let data: Data
+        let maxLineBytes = ImportFileReader.maxLineBytes(maxReceiptBytes: maxReceiptBytes)
+        let contents: ImportFileReader.Contents
         do {
-            if path == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            }
+            contents = try ImportFileReader(maxLineBytes: maxLineBytes).contents(ofPath: path)
         } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not a regular file" : "no such file"
-            throw .cannotRead(path: path, reason: reason)
+            throw .cannotRead(path: path, reason: error.reason)
         }
-        let resolved = ImportFormat.resolved(explicit: format, path: path, data: data)
+        let sourceName = path == "-" ? ImportFileParser.standardInputSourceName : path
+        let resolved = ImportFormat.resolved(explicit: format, path: path, data: contents.data)
         let parser = ImportFileParser(
-            format: resolved, sourceName: path == "-" ? ImportFileParser.standardInputSourceName : path,
+            format: resolved, sourceName: sourceName,
             maxReceiptBytes: maxReceiptBytes, acceptsTransactionIDOnly: acceptsTransactionIDOnly, apps: apps,
             serverAPIApps: serverAPIApps)
-        let result = parser.parse(data)
+        var result = parser.parse(contents.data)
+        if !contents.overlong.isEmpty {
+            // An over-long line was read as an empty one: its own problem replaces whatever the
+            // parser made of the gap (a CSV header "line 1 is empty").
+            let lines = Set(contents.overlong.map(\.line))
+            let overlong = contents.overlong.map { line in
+                ImportProblem(
+                    sourceName: sourceName, line: line.line,
+                    reason: "the line is \(line.bytes) bytes long, over the limit of \(maxLineBytes) bytes for one line "
+                        + "(a receipt_data is at most \(maxReceiptBytes) bytes); it was skipped unread")
+            }
+            result.problems = (result.problems.filter { !lines.contains($0.line) } + overlong).sorted { $0.line < $1.line }
+        }
         guard result.problems.isEmpty else { throw .badRows(result.problems) }
         do {
             return try await store.importReceipts(result.rows, nowMs: nowMs)

@@ -268,7 +268,7 @@ public struct ServerAPIClient: ReceiptVerifier {
             case (404, 4_040_003?):
                 return .outcome(.stopRun(.appNotFound(environment: environment)))
             case (404, 4_040_001?):
-                return .outcome(.accountGone(environment: environment))
+                return .outcome(.accountGone(appleStatus: AccountGone.serverAPIStatus, environment: environment))
             case (400, 4_000_006?):
                 return .outcome(
                     .invalid(appleStatus: 4_000_006, environment: environment,

@@ -24,10 +24,10 @@ public struct ReceiptReconciler: Sendable {
             return rejection(
                 .invalid, state: "invalid", appleStatus: status, environment: environment, snapshot: snapshot,
                 nowMs: nowMs, message: message)
-        case .accountGone(let environment):
+        case .accountGone(let appleStatus, let environment):
             return rejection(
-                .accountGone, state: "account_gone", appleStatus: 21010, environment: environment, snapshot: snapshot,
-                nowMs: nowMs, message: "Apple cannot find this account (21010); its subscriptions run until their stored expiry")
+                .accountGone, state: "account_gone", appleStatus: appleStatus, environment: environment, snapshot: snapshot,
+                nowMs: nowMs, message: AccountGone.message(appleStatus: appleStatus))
         case .failed(let failure):
             let headline = headline(of: snapshot.subscriptionsOfThisReceipt)
             return ReceiptUpdate(

@@ -8,8 +8,9 @@ public enum VerificationOutcome: Sendable {
     /// API knows the transaction nowhere (4040010 in both environments), or no transaction id could
     /// be found to ask about. Nothing it granted is extended. `message` is operator-facing.
     case invalid(appleStatus: Int?, environment: ReceiptEnvironment?, message: String)
-    /// 21010: Apple cannot find the account. Definitive.
-    case accountGone(environment: ReceiptEnvironment?)
+    /// Apple cannot find the account. Definitive. `appleStatus` is the code of the API that said
+    /// so, shown in run items: verifyReceipt's 21010, or the Server API's 4040001 (AccountNotFound).
+    case accountGone(appleStatus: Int = AccountGone.verifyReceiptStatus, environment: ReceiptEnvironment?)
     /// No usable answer (transport failure, retryable or undocumented status, nonsense body):
     /// nothing changes and the receipt stays due.
     case failed(VerificationFailure)
@@ -80,5 +81,19 @@ public enum RunStoppingProblem: Error, Sendable, Equatable, CustomStringConverti
             "The App Store Server API (\(environment.rawValue)) does not know the app (4040003): check SUBRECON_BUNDLE_ID. "
                 + "The run stopped; no subscription was changed because of it."
         }
+    }
+}
+
+/// The codes with which each Apple API says it cannot find the account, and the run item's message.
+public enum AccountGone {
+    /// verifyReceipt's status.
+    public static let verifyReceiptStatus = 21010
+    /// The App Store Server API's error code (HTTP 404, AccountNotFound, "do not retry").
+    public static let serverAPIStatus = 4_040_001
+
+    /// The operator's sentence for a run item, naming the API's own code.
+    public static func message(appleStatus: Int) -> String {
+        let source = appleStatus == serverAPIStatus ? "the App Store Server API answered AccountNotFound" : "Apple cannot find this account"
+        return "\(source) (\(appleStatus)); its subscriptions run until their stored expiry"
     }
 }
