@@ -23,13 +23,18 @@ struct DemoCommand: AsyncParsableCommand {
             several currencies and ends with a revenue summary, then fetches Apple's daily sales \
             reports of the last week from the simulator and matches them with the ledger: the one \
             purchase whose receipt never reached the server shows as a lost order. Both write a \
-            dashboard page.
+            dashboard page. It ends with commands to explore the database it leaves behind.
+
+            Examples:
+              scripts/demo.sh                          # builds, then runs the demo
+              subrecon demo
+              subrecon demo --apple-api server-api     # with prices, revenue, sales reports
             """)
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default warning).")
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "warning"
 
-    @Option(help: "Which Apple API the demo asks: verify-receipt or server-api (default verify-receipt).")
+    @Option(help: "Which Apple API the demo asks: verify-receipt or server-api.")
     var appleAPI: String = AppleAPI.verifyReceipt.rawValue
 
     func validate() throws {

@@ -26,7 +26,7 @@ struct LinkCommand: AsyncParsableCommand {
     @Argument(help: "The purchase's original transaction id, or any transaction id subrecon has stored.")
     var transactionID: String
 
-    @OptionGroup var verification: VerificationOptions
+    @OptionGroup var verification: ServerAPIOptions
 
     func run() async throws {
         let result = try await global.context().link(userID: userID, transactionID: transactionID, flags: verification.flags)
