@@ -22,3 +22,16 @@ command -v swift >/dev/null 2>&1 || { echo "setup: Swift 6 is not installed (exp
 # package in .build with it, and bench-smoke reuses the tests' build.
 debug_build_flags=(-debug-info-format none)
 demo_build_flags=("${debug_build_flags[@]}" --disable-index-store)
+
+# The manual page, so `man subrecon` works once the binary is installed (README, "Install"):
+# docs/man/subrecon.1 (every command's help and examples on one page; scripts/man-page.sh
+# regenerates it) into the local man pages, when it is missing or older. Not being able to is a
+# warning, never a failure: the demo and the tests do not need it.
+man_page="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/docs/man/subrecon.1"
+man_dir=/usr/local/share/man/man1
+if [ -f "$man_page" ] && ! cmp -s "$man_page" "$man_dir/subrecon.1"; then
+  man_sudo=()
+  [ "$(id -u)" -eq 0 ] || man_sudo=(sudo -n)
+  "${man_sudo[@]}" install -D -m 0644 "$man_page" "$man_dir/subrecon.1" 2>/dev/null ||
+    echo "setup: could not install the man page; as root: install -D -m 0644 $man_page $man_dir/subrecon.1" >&2
+fi

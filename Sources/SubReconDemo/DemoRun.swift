@@ -30,6 +30,23 @@ public struct DemoRun: Sendable {
         public var databasePath: String
         public var summary: RunSummary
         public var subscriptionsCSV: String
+        /// The subscriptions report's main columns, aligned for a terminal (user, app, product,
+        /// status, entitled, expires): the CSV's 17 columns wrap across any screen.
+        public var subscriptionsTable: String {
+            let rows = subscriptionsCSV.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            guard let header = rows.first else { return "" }
+            let wanted = ["user_id", "bundle_id", "product_id", "status", "entitled", "expires_at"]
+            // The demo's values hold no comma or quote, so a plain split reads them.
+            let indexes = wanted.compactMap { name in header.firstIndex { $0 == name } }
+            guard indexes.count == wanted.count else { return subscriptionsCSV }
+            let body = rows.dropFirst().map { row in
+                indexes.map { index in
+                    let cell = String(row[index])
+                    return index == indexes[4] ? (cell == "true" ? "yes" : "no") : cell
+                }
+            }
+            return TextTable.render([["user", "app", "product", "status", "entitled", "expires"]] + body)
+        }
         /// What the notification did, one line (nil without a delivery).
         public var notification: String?
         /// The ledger in a few lines: billed, refunded and net per currency, and today's MRR
@@ -58,7 +75,7 @@ public struct DemoRun: Sendable {
 
     /// The account Apple refunds a minute after the nightly run: the run sees it active, and the
     /// refund arrives as a notification through the receiver.
-    static let refundUser = "demo-18-refund-notification"
+    public static let refundUser = "demo-18-refund-notification"
 
     static func refundSubscriber(nowMs: Int64) -> SimulatedSubscriber {
         // `refunded` is refunded 5 days before its "now": put that a minute after ours.

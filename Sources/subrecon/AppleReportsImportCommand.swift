@@ -16,7 +16,8 @@ struct AppleReportsImportCommand: AsyncParsableCommand {
             SUBRECON_VENDOR_NUMBER set, a file named for another vendor is refused.
 
             Example:
-              subrecon apple-reports import S_D_80012345_20261120.txt S_D_80012345_20261121.txt.gz
+              subrecon apple-reports import S_D_80012345_20261120.txt \\
+                  S_D_80012345_20261121.txt.gz
             """)
 
     @OptionGroup var global: GlobalOptions

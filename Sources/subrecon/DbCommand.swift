@@ -11,6 +11,11 @@ struct DbCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract: "Migrate the database's schema, or copy one store into another.",
+        discussion: """
+            Examples:
+              subrecon db migrate                        # before the workers start
+              subrecon db copy subrecon.sqlite postgres://subrecon@db.internal/subrecon
+            """,
         subcommands: [Migrate.self, Copy.self])
 
     struct Migrate: AsyncParsableCommand {
@@ -30,7 +35,7 @@ struct DbCommand: AsyncParsableCommand {
                   SUBRECON_DB=/var/lib/subrecon/subrecon.sqlite subrecon db migrate
                   export SUBRECON_DB_PASSWORD_FILE=/etc/subrecon/db-password
                   SUBRECON_DB=postgres://subrecon@db.internal/subrecon subrecon db migrate
-                  subrecon db migrate | tail -n 1       # schema version 5
+                  subrecon db migrate | tail -n 1       # schema version \(PostgresSchema.migrations.count)
                 """)
 
         @OptionGroup var global: GlobalOptions

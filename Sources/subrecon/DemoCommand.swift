@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import Logging
 import NotificationReceiver
@@ -22,13 +23,18 @@ struct DemoCommand: AsyncParsableCommand {
             several currencies and ends with a revenue summary, then fetches Apple's daily sales \
             reports of the last week from the simulator and matches them with the ledger: the one \
             purchase whose receipt never reached the server shows as a lost order. Both write a \
-            dashboard page.
+            dashboard page. It ends with commands to explore the database it leaves behind.
+
+            Examples:
+              scripts/demo.sh                          # builds, then runs the demo
+              subrecon demo
+              subrecon demo --apple-api server-api     # with prices, revenue, sales reports
             """)
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default warning).")
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "warning"
 
-    @Option(help: "Which Apple API the demo asks: verify-receipt or server-api (default verify-receipt).")
+    @Option(help: "Which Apple API the demo asks: verify-receipt or server-api.")
     var appleAPI: String = AppleAPI.verifyReceipt.rawValue
 
     func validate() throws {
@@ -41,24 +47,48 @@ struct DemoCommand: AsyncParsableCommand {
         let logger = GlobalOptions.bootstrapLogging(level: logLevel, format: .text)
         let api = AppleAPI(rawValue: appleAPI) ?? .verifyReceipt
         let result = try await DemoRun(logger: logger, appleAPI: api, deliver: Self.throughTheReceiver(logger: logger)).run()
+        let binary = Self.shellQuoted(Self.binaryPath)
+        let database = Self.shellQuoted(result.databasePath)
+        var explore = [
+            "report subscriptions", "report renewals", "report revenue", "user \(DemoRun.refundUser) --history", "status",
+        ]
+        // Not `report apple-parity`: it exits 1 on the lost order the demo planted, as cron needs.
+        if result.appleParity != nil { explore.append("report metrics") }
         Console.out("""
             subrecon demo: imported one sample receipt per scenario into \(result.databasePath)
             and ran the nightly job against the built-in App Store simulator (\(api.rawValue)),
             for two apps in one deployment, each asked with its own credentials:
             \(result.summary.line)
-            \(result.apps.map { "  " + $0 }.joined(separator: "\n"))
             \(result.notification ?? "")
 
-            report subscriptions:
-            \(result.subscriptionsCSV)
             \(result.revenueSummary)
             \(result.appleParity.map { $0 + "\n" } ?? "")dashboard: \(result.dashboardPath) (one page, opens offline)
 
-            Explore further: subrecon report renewals --db \(result.databasePath)
-                             subrecon report revenue --db \(result.databasePath)
-            \(result.appleParity == nil ? "" : "                 subrecon report apple-parity --db \(result.databasePath)\n")
+            subscriptions (`report subscriptions` has every column):
+            \(result.subscriptionsTable)
+            per app:
+            \(result.apps.map { "  " + $0 }.joined(separator: "\n"))
+
+            Explore further, with the binary the demo built (not on the PATH until installed):
+            \(explore.map { "  \(binary) \($0) --db \(database)" }.joined(separator: "\n"))
+
             """)
         try CommandEnded.with(result.summary.exitStatus)
+    }
+
+    /// This binary as the user can run it again: a path (made absolute, so it works from any
+    /// folder) when it was started by one, as scripts/demo.sh starts `.build-demo/debug/subrecon`;
+    /// the bare name when the shell found it on the PATH.
+    static var binaryPath: String {
+        let invoked = CommandLine.arguments.first ?? "subrecon"
+        guard invoked.contains("/") else { return invoked }
+        return URL(fileURLWithPath: invoked).standardizedFileURL.path
+    }
+
+    /// `text` as one shell word: as it is when it holds nothing the shell would read, else in single quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:=@%,".contains($0) }
+        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// Starts the real receiver on a free loopback port for `processor`, POSTs `body` to it as

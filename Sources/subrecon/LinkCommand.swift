@@ -2,11 +2,11 @@ import ArgumentParser
 import SubRecon
 import SubReconModel
 
-/// `subrecon link USER_ID TRANSACTION_ID`: ties a purchase made without a token to its user.
+/// `subrecon link USER_ID TRANSACTION_ID [--move]`: ties a purchase to its user.
 struct LinkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "link",
-        abstract: "Tie a purchase made without an app account token to its user, at Apple and here.",
+        abstract: "Tie a purchase to its user, at Apple (its app account token) and here.",
         discussion: """
             Asks Apple (the App Store Server API's Set App Account Token) to attach the user's \
             stored token, or a new one then stored as theirs, to the purchase; records the purchase \
@@ -18,8 +18,9 @@ struct LinkCommand: AsyncParsableCommand {
             goes, recorded as a change). Apple's refusal is shown as Apple's error (exit 1); a user \
             with nothing stored is exit 2.
 
-            Example:
+            Examples:
               subrecon link user-1842 2000000123456789
+              subrecon link user-1842 2000000123456789 --move
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -33,7 +34,7 @@ struct LinkCommand: AsyncParsableCommand {
     @Flag(name: .customLong("move"), help: "Take the purchase from the other user who holds it.")
     var move = false
 
-    @OptionGroup var verification: VerificationOptions
+    @OptionGroup var verification: ServerAPIOptions
 
     func run() async throws {
         let result = try await global.context().link(

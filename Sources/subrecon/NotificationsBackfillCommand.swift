@@ -23,11 +23,12 @@ struct NotificationsBackfillCommand: AsyncParsableCommand {
             Apple refused the key; 74: the database failed.
 
             Example (cron, daily, the last two days):
-              subrecon notifications backfill --since "$(date -u -d '2 days ago' +%Y-%m-%dT%H:%M:%SZ)"
+              subrecon notifications backfill \\
+                  --since "$(date -u -d '2 days ago' +%Y-%m-%dT%H:%M:%SZ)"
             """)
 
     @OptionGroup var global: GlobalOptions
-    @OptionGroup var verification: VerificationOptions
+    @OptionGroup var verification: ServerAPIOptions
 
     @Option(help: "Start of the span, ISO 8601 UTC (inclusive).")
     var since: String

@@ -28,13 +28,13 @@ struct NotificationsServeCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var notification: NotificationOptions
 
-    @Option(help: "The address to listen on (default \(NotificationReceiverConfiguration.defaultHost)).")
+    @Option(help: "The address to listen on.")
     var host: String = NotificationReceiverConfiguration.defaultHost
 
-    @Option(parsing: .unconditional, help: "The port, 0 for any free one (default \(NotificationReceiverConfiguration.defaultPort)).")
+    @Option(parsing: .unconditional, help: "The port, 0 for any free one.")
     var port: Int = NotificationReceiverConfiguration.defaultPort
 
-    @Option(help: "The path Apple posts to (default \(NotificationReceiverConfiguration.defaultPath)).")
+    @Option(help: "The path Apple posts to.")
     var path: String = NotificationReceiverConfiguration.defaultPath
 
     // Slow clients: --read-timeout, --idle-timeout, --max-connections (ReceiverLimitOptions.swift).

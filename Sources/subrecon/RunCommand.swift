@@ -19,8 +19,8 @@ struct RunCommand: AsyncParsableCommand {
               SUBRECON_SHARED_SECRET_FILE=/etc/subrecon/secret subrecon run
               subrecon run --dry-run --limit 100
               subrecon run --all --concurrency 64
-              subrecon run --apple-api server-api   (key, key ID, issuer, bundle: see README)
-              subrecon run --apple-api server-api --refill-ledger   (once, after moving to server-api)
+              subrecon run --apple-api server-api    # with the key's settings: README
+              subrecon run --apple-api server-api --refill-ledger   # once, after the move
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -25,14 +25,15 @@ struct SimulatorCommand: AsyncParsableCommand {
             to point Apple's App Store Server Library at the simulator.
 
             Example:
-              subrecon simulator --port 8080 --latency-ms 100 --write-root-ca /tmp/sim-root.pem &
+              subrecon simulator --port 8080 --latency-ms 100 \\
+                  --write-root-ca /tmp/sim-root.pem &
               SUBRECON_PRODUCTION_URL=http://127.0.0.1:8080/verifyReceipt \\
               SUBRECON_SANDBOX_URL=http://127.0.0.1:8080/sandbox/verifyReceipt subrecon run
               SUBRECON_APPLE_API=server-api SUBRECON_API_URL=http://127.0.0.1:8080 \\
               SUBRECON_API_SANDBOX_URL=http://127.0.0.1:8080/sandbox \\
-              SUBRECON_APPLE_ROOT_CA_FILE=/tmp/sim-root.pem ... subrecon run
-              SUBRECON_ASC_URL=http://127.0.0.1:8080 SUBRECON_VENDOR_NUMBER=80012345 ... \
-              subrecon apple-reports fetch
+              SUBRECON_APPLE_ROOT_CA_FILE=/tmp/sim-root.pem subrecon run  # + the key's
+              SUBRECON_ASC_URL=http://127.0.0.1:8080 SUBRECON_VENDOR_NUMBER=80012345 \\
+              subrecon apple-reports fetch                  # + the team key's settings
             """)
 
     @Option(parsing: .unconditional, help: "Port on 127.0.0.1 (0: a free one, printed on start).")

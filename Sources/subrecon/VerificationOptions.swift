@@ -4,22 +4,27 @@ import SubReconAppStore
 import SubReconModel
 import SubReconStore
 
-/// Options of the commands that talk to Apple (`run`, `user`). There is no flag for the secret
-/// itself, on purpose: it would show in `ps`.
-struct VerificationOptions: ParsableArguments {
-    @Option(help: "A file whose first line is the shared secret (SUBRECON_SHARED_SECRET_FILE).")
+/// Options of the commands that talk to Apple (`run`, `user`, `parity`: `VerificationOptions`;
+/// `link`, `notifications backfill`, which ask only the App Store Server API: `ServerAPIOptions`).
+/// There is no flag for the secret itself, on purpose: it would show in `ps`.
+struct AppleOptions<API: AppleAPIUse>: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "A file whose first line is the shared secret (SUBRECON_SHARED_SECRET_FILE).", visibility: API.verifyReceipt))
     var sharedSecretFile: String?
 
-    @Option(help: "verifyReceipt production URL (SUBRECON_PRODUCTION_URL).")
+    @Option(help: ArgumentHelp("verifyReceipt production URL (SUBRECON_PRODUCTION_URL).", visibility: API.verifyReceipt))
     var productionURL: String?
 
-    @Option(help: "verifyReceipt sandbox URL (SUBRECON_SANDBOX_URL).")
+    @Option(help: ArgumentHelp("verifyReceipt sandbox URL (SUBRECON_SANDBOX_URL).", visibility: API.verifyReceipt))
     var sandboxURL: String?
 
-    @Option(parsing: .unconditional, help: "verifyReceipt requests in flight at most, 1-1024 (SUBRECON_CONCURRENCY; default 32).")
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "verifyReceipt requests in flight at most, 1-1024 (SUBRECON_CONCURRENCY; default 32).", visibility: API.verifyReceipt))
     var concurrency: Int?
 
-    @Option(help: "Extra CA bundle (PEM) for a private verifyReceipt-compatible endpoint (SUBRECON_CA_FILE).")
+    @Option(help: ArgumentHelp(
+        "Extra CA bundle (PEM) for a private verifyReceipt-compatible endpoint (SUBRECON_CA_FILE).",
+        visibility: API.verifyReceipt))
     var caFile: String?
 
     @Option(parsing: .unconditional, help: "Seconds one verifyReceipt exchange may take (SUBRECON_REQUEST_TIMEOUT; default 30).")
@@ -75,3 +80,24 @@ struct VerificationOptions: ParsableArguments {
             apps: onlyApps)
     }
 }
+
+/// Which Apple APIs a command asks, so its help lists only the options it uses.
+protocol AppleAPIUse {
+    /// The verifyReceipt-only options (the secret, its URLs, its concurrency and CA bundle):
+    /// hidden where the command never asks verifyReceipt (still accepted, so a shared set of
+    /// flags in a script does not break).
+    static var verifyReceipt: ArgumentVisibility { get }
+}
+
+/// `run`, `user`, `parity`: either API, as SUBRECON_APPLE_API says.
+enum EitherAPI: AppleAPIUse {
+    static let verifyReceipt = ArgumentVisibility.default
+}
+
+/// `link`, `notifications backfill`: the App Store Server API only.
+enum ServerAPIOnly: AppleAPIUse {
+    static let verifyReceipt = ArgumentVisibility.hidden
+}
+
+typealias VerificationOptions = AppleOptions<EitherAPI>
+typealias ServerAPIOptions = AppleOptions<ServerAPIOnly>

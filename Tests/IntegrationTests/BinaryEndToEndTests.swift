@@ -161,31 +161,45 @@ import Testing
         #expect(kind.stderr.contains("subscriptions"))
     }
 
+    /// The demo's subscriptions table (issue 34: an aligned table, not the 17-column CSV): each
+    /// row's cells, user, app, product, status, entitled, expires.
+    static func demoTable(_ stdout: String) -> [[String]] {
+        stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            .filter { $0.count == 6 && ($0[0].hasPrefix("demo-") || $0[0].hasPrefix("cooking-")) }
+    }
+
     @Test func demoRunsTheWholePathAndPrintsEveryStatus() async throws {
         let result = try await SubreconBinary.run(["demo"])
         #expect(result.exitCode == 0, "\(result.stderr)")
+        let table = Self.demoTable(result.stdout)
         for status in ["active", "grace_period", "billing_retry", "expired", "refunded"] {
-            #expect(result.stdout.contains(",\(status),"), "\(status)")
+            #expect(table.contains { $0[3] == status }, "\(status)")
         }
         // A refund Apple made after the run arrives through the receiver and changes the subscription.
         #expect(result.stdout.contains("for demo-18-refund-notification: active -> refunded (the receiver answered 200)"))
-        #expect(result.stdout.contains("\ndemo-18-refund-notification,100000018000000000,com.example.pro.monthly,refunded,false,"))
+        #expect(table.contains { $0 == ["demo-18-refund-notification", "com.example.subrecon", "com.example.pro.monthly", "refunded", "no", $0[5]] })
         // Two apps in one deployment, each asked with its own secret: every account's row names its app.
         #expect(result.stdout.contains("  com.example.subrecon.cooking: 4 receipts, 4 subscriptions (2 active, 1 billing_retry, 1 expired)"))
-        let rows = result.stdout.split(separator: "\n")
-        #expect(rows.filter { $0.hasPrefix("cooking-") }.allSatisfy { $0.hasSuffix(",com.example.subrecon.cooking") })
-        #expect(rows.filter { $0.hasPrefix("demo-") }.allSatisfy { $0.hasSuffix(",com.example.subrecon") })
-        #expect(rows.filter { $0.hasPrefix("cooking-") }.count == 4)
+        #expect(table.filter { $0[0].hasPrefix("cooking-") }.allSatisfy { $0[1] == "com.example.subrecon.cooking" })
+        #expect(table.filter { $0[0].hasPrefix("demo-") }.allSatisfy { $0[1] == "com.example.subrecon" })
+        #expect(table.filter { $0[0].hasPrefix("cooking-") }.count == 4)
+        // Aligned: every row's status starts in the header's status column; no line is a CSV row.
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let header = try #require(lines.first { $0.hasPrefix("user ") && $0.hasSuffix(" expires") })
+        let statusColumn = try #require(header.range(of: "status")).lowerBound.utf16Offset(in: header)
+        for line in lines where line.hasPrefix("demo-") || line.hasPrefix("cooking-") {
+            let cells = line.split(separator: " ")
+            #expect(line.range(of: " \(cells[3]) ")?.lowerBound.utf16Offset(in: line) == statusColumn - 1, "\(line)")
+        }
+        #expect(!lines.contains { $0.hasPrefix("user_id,") || $0.hasPrefix("demo-01-active,") })
     }
 
     @Test func theServerAPIDemoShowsTheSameStatesAndTheSameNotification() async throws {
         let old = try await SubreconBinary.run(["demo"])
         let new = try await SubreconBinary.run(["demo", "--apple-api", "server-api"])
         #expect(new.exitCode == 0, "\(new.stderr)")
-        // user, original transaction, product, status, entitled: the same rows from either API.
-        func states(_ stdout: String) -> [String] {
-            stdout.split(separator: "\n").filter { $0.hasPrefix("demo-") }.map { $0.split(separator: ",").prefix(5).joined(separator: ",") }
-        }
+        // user, app, product, status, entitled: the same rows from either API.
+        func states(_ stdout: String) -> [[String]] { Self.demoTable(stdout).filter { $0[0].hasPrefix("demo-") }.map { Array($0.prefix(5)) } }
         #expect(states(new.stdout) == states(old.stdout))
         #expect(states(new.stdout).count == 16, "one row per subscription of the 18 accounts, none for the invalid and gone ones")
         #expect(new.stdout.contains("active -> refunded (the receiver answered 200)"))
@@ -210,5 +224,26 @@ import Testing
                 #expect(page.contains("id=\"apple-parity\""))
             }
         }
+    }
+
+    /// The demo's "Explore further" commands, run exactly as printed (through a shell, from
+    /// another folder than the repository's): each works, exit 0.
+    @Test(arguments: ["verify-receipt", "server-api"]) func demoCommandsToExploreFurtherWorkAsPrinted(api: String) async throws {
+        let demo = try await SubreconBinary.run(["demo", "--apple-api", api])
+        #expect(demo.exitCode == 0, "\(demo.stderr)")
+        let lines = demo.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("Explore further") })
+        let commands = lines[(start + 1)...].prefix { !$0.isEmpty }.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(commands.count >= (api == "server-api" ? 6 : 5), "\(demo.stdout)")
+        #expect(commands.allSatisfy { $0.hasPrefix(SubreconBinary.path + " ") || $0.hasPrefix("'") })
+        #expect(commands.contains { $0.contains(" user demo-18-refund-notification --history ") })
+        for command in commands {
+            let result = try await SubreconBinary.run(
+                ["-c", "cd / && " + command], executable: "/bin/sh", environment: [:])
+            #expect(result.exitCode == 0, "\(command): \(result.stderr)")
+            #expect(!result.stdout.isEmpty, "\(command)")
+        }
+        let database = try #require(commands.first?.components(separatedBy: " --db ").last)
+        try? FileManager.default.removeItem(atPath: (database as NSString).deletingLastPathComponent)
     }
 }

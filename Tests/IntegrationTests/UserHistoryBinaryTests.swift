@@ -59,6 +59,15 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["user_id"] as? String == "user-a")
         #expect((object["events"] as? [[String: Any]])?.count == events.count)
+
+        // Support often has only Apple's id; --dry-run has no meaning here.
+        let otid = try #require(try await world.subscriptions().first?.originalTransactionID)
+        let byOTID = try await SubreconBinary.run(
+            ["user", "--original-transaction-id", otid, "--history"], environment: world.storeEnvironment)
+        #expect(byOTID.stdout == result.stdout, "\(byOTID.stderr)")
+        let dryRun = try await SubreconBinary.run(["user", "user-a", "--history", "--dry-run"], environment: world.storeEnvironment)
+        #expect(dryRun.exitCode == 2)
+        #expect(dryRun.stderr.contains("--history verifies nothing"))
     }
 
     @Test(arguments: StoreKind.allCases) func historyOfAnUnknownUserExits2(store: StoreKind) async throws {

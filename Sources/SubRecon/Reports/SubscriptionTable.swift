@@ -29,12 +29,7 @@ public enum SubscriptionTable {
             rows.append(cells(old, mark: "before"))
         }
         if rows.isEmpty { return "(no subscriptions)\n" }
-        let all = [header] + rows.map { $0 + Array(repeating: "", count: header.count - $0.count) }
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { index, cell in cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingTrailingSpaces()
-        }.joined(separator: "\n") + "\n"
+        return TextTable.render([header] + rows)
     }
 
     /// What changed between a subscription's stored row and its new one, in support's words
@@ -81,13 +76,5 @@ public enum SubscriptionTable {
             ISO8601.string(fromMilliseconds: s.expiresDateMs), s.autoRenewStatus.map { $0 ? "on" : "off" } ?? "?",
             s.gracePeriodExpiresDateMs.map(ISO8601.string(fromMilliseconds:)) ?? "",
         ]
-    }
-}
-
-extension String {
-    fileprivate func trimmingTrailingSpaces() -> String {
-        var copy = self
-        while copy.last == " " { copy.removeLast() }
-        return copy
     }
 }

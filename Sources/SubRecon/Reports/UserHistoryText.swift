@@ -6,7 +6,7 @@ import SubReconStore
 /// tools read it (`--json`).
 public enum UserHistoryText {
     public static func text(_ history: UserHistory) -> String {
-        var out = "user \(history.userID): history as stored (Apple was not asked)\n"
+        let out = "user \(history.userID): history as stored (Apple was not asked)\n"
         guard !history.events.isEmpty else { return out + "(nothing recorded yet: no run has verified this user's receipts)\n" }
         let header = ["at", "event", "original_transaction_id", "by", "what"]
         let rows = history.events.map { event in
@@ -15,14 +15,7 @@ public enum UserHistoryText {
                 event.source, event.detail,
             ]
         }
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        for row in all {
-            out += row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ") + "\n"
-        }
-        return out
+        return out + TextTable.render([header] + rows)
     }
 
     public static func json(_ histories: [UserHistory]) throws -> String {

@@ -28,24 +28,29 @@ enum SubreconBinary {
     /// Runs with exactly `environment` (plus PATH): nothing leaks in from the developer's shell.
     /// Waits on a plain thread, never on the cooperative pool, where the in-process simulator
     /// that the binary talks to needs the threads to answer.
-    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) async throws
-        -> Result
-    {
+    /// `executable` (default: the binary) another program, such as a shell running a printed command.
+    static func run(
+        _ arguments: [String], executable: String = path, environment: [String: String] = [:], stdin: Data? = nil
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Swift.Result { try runBlocking(arguments, environment: environment, stdin: stdin) })
+                continuation.resume(with: Swift.Result {
+                    try runBlocking(arguments, executable: executable, environment: environment, stdin: stdin)
+                })
             }
         }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String], stdin: Data?) throws -> Result {
+    private static func runBlocking(_ arguments: [String], executable: String, environment: [String: String], stdin: Data?)
+        throws -> Result
+    {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-child-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let input = folder + "/stdin"
         FileManager.default.createFile(atPath: input, contents: stdin ?? Data())
         let child = try spawn(
-            arguments, environment: environment, stdin: input, stdout: folder + "/stdout", stderr: folder + "/stderr")
+            arguments, executable: executable, environment: environment, stdin: input, stdout: folder + "/stdout", stderr: folder + "/stderr")
         let status = waitBlocking(child)
         return Result(
             exitCode: status,
