@@ -220,7 +220,7 @@ import Testing
             let page = try String(contentsOfFile: path, encoding: .utf8)
             #expect(page.contains("<svg"))
             if output == new.stdout {
-                #expect(page.contains("lost orders (Apple&#39;s sales reports)</div><div class=\"value\">1<"))
+                #expect(page.contains("lost orders only Apple&#39;s sales report shows</div><div class=\"value\">1<"))
                 #expect(page.contains("id=\"apple-parity\""))
             }
         }
