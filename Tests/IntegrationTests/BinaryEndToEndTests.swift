@@ -32,9 +32,11 @@ import Testing
     @Test func importRunAndReportThroughTheBinary() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        let file = try writeImport(world, [.active, .gracePeriod, .expired])
-        // The binary runs on the wall clock; the simulator answers on the same wall clock here.
+        // The binary runs on the wall clock; the simulator answers on the same wall clock here, and
+        // the receipts are made on it (made on the world's fixed start, the grace period had ended
+        // by the wall clock of 2026-12-07, and the test failed from then on).
         world.clock.set(nowMs: LiveWiring.wallClockMs())
+        let file = try writeImport(world, [.active, .gracePeriod, .expired])
 
         let imported = try await SubreconBinary.run(["import", file], environment: environment(world))
         #expect(imported.exitCode == 0, "\(imported.stderr)")
