@@ -19,10 +19,10 @@ import Testing
         return folder
     }
 
-    /// Each command that only reads, as the operator would type it.
+    /// Each command that only reads, as the operator would type it (a dry run writes nothing).
     static let readers: [[String]] = [
         ["status"], ["report", "subscriptions"], ["report", "runs"], ["user", "u1"], ["parity"], ["link", "u1", "1000000001"],
-        ["forget", "u1"],
+        ["forget", "u1"], ["run", "--dry-run"],
     ]
 
     @Test func aCommandThatOnlyReadsRefusesAMistypedDatabaseAndCreatesNothing() async throws {

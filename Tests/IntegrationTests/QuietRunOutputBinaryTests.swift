@@ -4,9 +4,10 @@ import Testing
 
 @testable import SubRecon
 
-/// Issue 34, item 17: what a person reads says each thing once. The run's summary is on stdout
-/// only (not again as a log line on stderr), 21004's explanation shows once, and `jobs/nightly.sh`
-/// leaves nothing in `nightly.err` on a night without warnings.
+/// Issue 34, items 17 and 14: what a person reads says each thing once. The run's summary is on
+/// stdout only (not again as a log line on stderr), 21004's explanation shows once, and the cron
+/// jobs are quiet on success: `jobs/nightly.sh` leaves nothing in `nightly.err` on a night without
+/// warnings; `jobs/export-reports.sh` prints nothing and exports every report kind.
 @Suite struct QuietRunOutputBinaryTests {
     static let jobs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("jobs").path
@@ -65,5 +66,43 @@ import Testing
         #expect(lines.count == 1 && lines[0].contains("exit=0 nightly run 1 completed: 2 receipts"), "\(lines)")
         let errors = (try? String(contentsOfFile: world.folder + "/log/nightly.err", encoding: .utf8)) ?? ""
         #expect(errors.isEmpty, "\(errors)")
+    }
+
+    /// Every kind `report` writes without an argument, dated; the dashboard; apple-parity only
+    /// where Apple's sales reports are fetched (SUBRECON_VENDOR_NUMBER). Nothing on stdout or stderr.
+    @Test(arguments: StoreKind.allCases) func theExportJobIsQuietAndExportsEveryKind(store: StoreKind) async throws {
+        let world = try await TestWorld.make(store: store)
+        defer { Task { await world.close() } }
+        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        _ = try await world.importScenarios([.active, .expired, .refunded])
+        #expect(try await world.run().exitCode == 0)
+        let envFile = world.folder + "/subrecon.env"
+        try world.storeEnvironment.map { "\($0.key)=\($0.value)\n" }.sorted().joined()
+            .write(toFile: envFile, atomically: true, encoding: .utf8)
+        let out = world.folder + "/reports"
+        let environment = ["SUBRECON_ENV_FILE": envFile, "SUBRECON_BIN": SubreconBinary.path]
+
+        let job = try await ShellScript.run(Self.jobs + "/export-reports.sh", [out], environment: environment)
+
+        #expect(job.exitCode == 0, "\(job.stderr)")
+        #expect(job.stdout.isEmpty && job.stderr.isEmpty, "cron mails any output: \(job.stdout)\(job.stderr)")
+        let day = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: out))
+        let kinds = ReportKind.allCases.filter { $0 != .dashboard && $0 != .appleParity }
+        for kind in kinds {
+            let file = "\(kind.rawValue)-\(day).csv"
+            #expect(files.contains(file), "\(file): \(files.sorted())")
+            let header = try String(contentsOfFile: out + "/" + file, encoding: .utf8).split(separator: "\n").first
+            #expect(header.map { String($0).hasPrefix(kind.columns.joined(separator: ",")) } == true, "\(file)")
+        }
+        #expect(files.contains("dashboard-\(day).html"))
+        #expect(files.count == kinds.count + 1, "no apple-parity without SUBRECON_VENDOR_NUMBER: \(files.sorted())")
+
+        // Where Apple's reports are fetched, the ledger is matched against them too.
+        let withApple = try await ShellScript.run(
+            Self.jobs + "/export-reports.sh", [out], environment: environment.merging(["SUBRECON_VENDOR_NUMBER": "80012345"]) { $1 })
+        #expect(FileManager.default.fileExists(atPath: out + "/apple-parity-\(day).csv"), "\(withApple.stderr)")
+        #expect(withApple.stdout.isEmpty, "\(withApple.stdout)")
+        #expect((withApple.exitCode == 0) == withApple.stderr.isEmpty, "\(withApple.exitCode): \(withApple.stderr)")
     }
 }

@@ -35,7 +35,9 @@ extension CommandContext {
     /// file is written, a ledger refill is finished. Prints the summary line as it happens; the
     /// summary's `exitStatus` is the command's.
     public func nightlyRun(_ request: RunRequest, flags: Settings.Flags) async throws -> RunSummary {
-        let job = try await liveWiring(flags, ifMissing: .create, claimTimeoutSeconds: request.claimTimeoutSeconds)
+        // A dry run writes nothing, so it creates no database either: a missing one is refused.
+        let job = try await liveWiring(
+            flags, ifMissing: request.dryRun ? .refuse : .create, claimTimeoutSeconds: request.claimTimeoutSeconds)
         let store = job.store
         let interval = environment["SUBRECON_PROGRESS_INTERVAL"].flatMap(Double.init) ?? 30
         var observers: [any RunObserver] = [
