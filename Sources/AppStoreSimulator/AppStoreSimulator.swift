@@ -75,7 +75,8 @@ public final class AppStoreSimulator: Sendable {
         notificationEmitter = NotificationEmitter(authority: authority, apps: apps, log: notificationLog, registry: accounts)
         if let url = options.notificationURL {
             notificationDelivery = NotificationDelivery(
-                url: url, timeout: options.notificationTimeout, log: notificationLog, clock: options.clock)
+                url: url, timeout: options.notificationTimeout, log: notificationLog, clock: options.clock,
+                observer: options.notificationAttemptObserver)
         } else {
             notificationDelivery = nil
         }

@@ -69,6 +69,10 @@ public struct SimulatorOptions: Sendable {
     public var notificationURL: String?
     /// Longest a notification POST waits for the receiver (then `TIMED_OUT`).
     public var notificationTimeout: Duration
+    /// Told of every notification POST once it ended: what was sent, Apple's name for the result,
+    /// and what happened in a few words (`HTTP 200`, the transport's error), so the standalone
+    /// simulator can log each attempt as it happens.
+    public var notificationAttemptObserver: (@Sendable (SimulatedNotification, NotificationSendAttemptResult, String) -> Void)?
 
     // MARK: App Store Connect API
 

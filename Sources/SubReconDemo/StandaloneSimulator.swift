@@ -48,15 +48,20 @@ public enum StandaloneSimulator {
         public init() {}
     }
 
-    /// Starts the simulator, writes what was asked for, delivers the sample notifications (one
-    /// line saying how each was answered), prints where everything is served, and serves until
-    /// cancelled.
+    /// Starts the simulator, writes what was asked for, prints where everything is served,
+    /// delivers the sample notifications (a line on stderr for each attempt, then one on stdout
+    /// saying how they were answered), and serves until cancelled.
     public static func serve(_ request: Request, output: CommandOutput) async throws {
         let secret = try request.sharedSecretFile.map(readSecret)
         var options = SimulatorOptions(
             sharedSecret: secret, latency: .milliseconds(request.latencyMs), historyPageSize: request.historyPageSize,
             apiRateLimit: request.apiRateLimit, registersVerifiedReceipts: request.registersVerifiedReceipts,
             salesReports: SalesReportOptions(vendorNumber: request.vendorNumber), notificationURL: request.notificationURL)
+        // Every POST to the notification URL gets its line on stderr as it ends: a receiver that
+        // is down shows at once, not after minutes of silence.
+        options.notificationAttemptObserver = { notification, result, detail in
+            output.message(attemptLine(notification, result: result, detail: detail, url: request.notificationURL ?? ""))
+        }
         if let apiKeyFile = request.apiKeyFile {
             options.apiPublicKey = try publicKey(of: apiKeyFile, kind: "an In-App Purchase key")
             options.apiKeyID = request.apiKeyID
@@ -106,13 +111,11 @@ public enum StandaloneSimulator {
                     message: "cannot write the sample receipts to \(path): \(AtomicFile.reason(writing: path, error))", exitStatus: .cannotCreateOutput)
             }
         }
+        var notifications: [SimulatedNotification] = []
         if request.writeNotifications != nil || request.notificationURL != nil {
             // Everything since each subscription began: older than the history's 180 days too.
-            let notifications = simulator.notifications(
+            notifications = simulator.notifications(
                 for: samples, afterMs: 0, throughMs: sampleNowMs, sendAttempt: request.notificationURL == nil ? .success : nil)
-            if let url = request.notificationURL {
-                output.out(await deliver(notifications, to: url, simulator: simulator) + "\n")
-            }
             if let path = request.writeNotifications {
                 do {
                     try notifications.map { $0.body + "\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
@@ -139,6 +142,9 @@ public enum StandaloneSimulator {
                 + "  Server API: \(simulator.serverAPIProductionBaseURL) (sandbox \(simulator.serverAPISandboxBaseURL))\n"
                 + "  Sales reports: \(simulator.salesReportsURL) (SUBRECON_ASC_URL \(simulator.appStoreConnectBaseURL), vendor \(request.vendorNumber))\n"
                 + appLines + sample)
+        if let url = request.notificationURL {
+            output.out(await deliver(notifications, to: url, simulator: simulator, output: output) + "\n")
+        }
         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
     }
 
@@ -181,17 +187,32 @@ public enum StandaloneSimulator {
     /// attempt's result in the simulator's notification history (what `notifications backfill`
     /// then sees). One attempt each: a receiver that refused one finds it in the history.
     /// Returns the line that says how they were answered.
-    public static func deliver(_ notifications: [SimulatedNotification], to url: String, simulator: AppStoreSimulator) async
-        -> String
-    {
+    public static func deliver(
+        _ notifications: [SimulatedNotification], to url: String, simulator: AppStoreSimulator, output: CommandOutput
+    ) async -> String {
         // The receiver may still be starting (it reads the root this simulator just wrote): wait
-        // up to a minute for it to answer anything at all.
+        // up to a minute for it to answer anything at all, saying so.
         let probe = CurlTransport(maxConnections: 1)
-        for _ in 0..<120 {
-            if (try? await probe.send(HTTPRequest(url: url, method: "GET", timeout: .seconds(2)))) != nil { break }
+        var answered = false
+        for attempt in 0..<120 {
+            do {
+                _ = try await probe.send(HTTPRequest(url: url, method: "GET", timeout: .seconds(2)))
+                answered = true
+                break
+            } catch {
+                if attempt == 0 {
+                    output.message(
+                        "nothing answers at \(url) yet (\(error)); waiting up to a minute for the receiver before "
+                            + "sending \(notifications.count) notification(s)")
+                }
+            }
             try? await Task.sleep(for: .milliseconds(500))
         }
         probe.shutdown()
+        if !answered {
+            output.message(
+                "still nothing answers at \(url) after a minute: sending anyway, one attempt each (each is in the notification history)")
+        }
         var results: [String: Int] = [:]
         for notification in notifications {
             let result = await simulator.deliver(notification)
@@ -199,5 +220,15 @@ public enum StandaloneSimulator {
         }
         let summary = results.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }
         return "delivered \(notifications.count) notification(s) to \(url): \(summary.joined(separator: ", "))"
+    }
+
+    /// One delivery attempt, for stderr: `notification DID_RENEW 5f…e1 → http://…: SUCCESS (HTTP 200)`,
+    /// or why it failed.
+    static func attemptLine(_ notification: SimulatedNotification, result: NotificationSendAttemptResult, detail: String, url: String)
+        -> String
+    {
+        let kind = notification.type.rawValue + (notification.subtype.map { "/" + $0.rawValue } ?? "")
+        let what = "notification \(kind) \(notification.notificationUUID) to \(url)"
+        return result == .success ? "\(what): \(result.rawValue) (\(detail))" : "\(what) failed: \(result.rawValue) (\(detail))"
     }
 }

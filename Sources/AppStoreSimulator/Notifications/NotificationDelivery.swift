@@ -14,10 +14,16 @@ final class NotificationDelivery: Sendable {
     let timeout: Duration
     private let log: SimulatedNotificationLog
     private let clock: MillisecondsClock
+    /// Told of each attempt's result (`SimulatorOptions.notificationAttemptObserver`).
+    private let observer: (@Sendable (SimulatedNotification, NotificationSendAttemptResult, String) -> Void)?
     /// Made at the first send; its thread ends when this object goes.
     private let transport = Mutex<CurlTransport?>(nil)
 
-    init(url: String, timeout: Duration, log: SimulatedNotificationLog, clock: @escaping MillisecondsClock) {
+    init(
+        url: String, timeout: Duration, log: SimulatedNotificationLog, clock: @escaping MillisecondsClock,
+        observer: (@Sendable (SimulatedNotification, NotificationSendAttemptResult, String) -> Void)? = nil
+    ) {
+        self.observer = observer
         self.url = url
         self.timeout = timeout
         self.log = log
@@ -29,13 +35,17 @@ final class NotificationDelivery: Sendable {
     func deliver(_ notification: SimulatedNotification) async -> NotificationSendAttemptResult {
         let attemptMs = clock()
         let result: NotificationSendAttemptResult
+        let detail: String
         do {
             let response = try await client().send(HTTPRequest(
                 url: url, headers: [("Content-Type", "application/json")], body: notification.bodyBytes, timeout: timeout))
             result = Self.result(httpStatus: response.status)
+            detail = "HTTP \(response.status)"
         } catch {
             result = Self.result(of: error)
+            detail = error.description
         }
+        observer?(notification, result, detail)
         _ = log.addAttempt(NotificationSendAttempt(attemptDateMs: attemptMs, result: result), notificationUUID: notification.notificationUUID)
         return result
     }
