@@ -11,7 +11,10 @@ enum UnknownSubcommand {
         for argument in arguments {
             let subcommands = command.configuration.subcommands
             // Options, and anything after a command that takes no subcommand, are the parser's.
-            guard !argument.hasPrefix("-"), !subcommands.isEmpty, argument != "help" else { return nil }
+            guard !argument.hasPrefix("-"), !subcommands.isEmpty else { return nil }
+            // `subrecon help COMMAND…` names commands too (ArgumentParser shows the top help for
+            // an unknown one, silently).
+            if argument == "help" { continue }
             guard let next = subcommands.first(where: { $0._commandName == argument }) else {
                 let names = subcommands.map { $0._commandName }
                 let hint = closest(to: argument, among: names).map { " Did you mean '\($0)'?" } ?? ""

@@ -118,6 +118,7 @@ import Testing
     @Test(arguments: [
         (["reprot"], "report", "subrecon"), (["db", "migrat"], "migrate", "subrecon db"),
         (["notifications", "serv"], "serve", "subrecon notifications"), (["apple-report"], "apple-reports", "subrecon"),
+        (["help", "reprot"], "report", "subrecon"),
     ])
     func aMistypedSubcommandGetsADidYouMean(arguments: [String], suggestion: String, parent: String) async throws {
         let result = try await SubreconBinary.run(arguments + ["--db", "/nonexistent/x.sqlite"])
