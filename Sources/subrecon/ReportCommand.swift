@@ -28,7 +28,7 @@ struct ReportCommand: AsyncParsableCommand {
             Examples:
               subrecon report subscriptions --output subscriptions.csv
               subrecon report run-items --run 42
-              subrecon report changes                      # what the latest nightly run changed
+              subrecon report changes             # what the latest nightly run changed
               subrecon report changes --since 2026-11-01 --until 2026-12-01
               subrecon report expiring --within 36h
               subrecon report unrecorded --since 2026-11-22T00:00:00Z

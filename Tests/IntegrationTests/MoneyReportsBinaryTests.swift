@@ -16,7 +16,7 @@ import Testing
         (["report", "revenue", "--by", "day", "--since", "2026-02-30"], "--since"),
         (["report", "revenue", "--since", "2026-12-01", "--until", "2026-11-01"], "must be later than --since"),
         (["report", "revenue", "--since", "2026-11-01", "--until", "2026-11-01"], "must be later than --since"),
-        (["report", "metrics", "--environment", "production"], "--environment must be Production"),
+        (["report", "metrics", "--environment", "live"], "--environment must be Production"),
         (["report", "revenue", "--run", "3"], "--run applies only to"),
         (["report", "metrics", "--within", "7d"], "--within applies only to"),
         (["report", "subscriptions", "--by", "month"], "--by and --environment apply only to revenue and metrics"),
