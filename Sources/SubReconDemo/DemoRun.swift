@@ -144,7 +144,7 @@ public struct DemoRun: Sendable {
         let databasePath = folder + "/subrecon.sqlite"
         let database = try AppDatabase.open(path: databasePath)
         let apps = [SimulatedProducts.bundleID, Self.secondApp]
-        _ = try await ReceiptImporter(store: database, apps: apps).importFile(path: importPath, format: .csv, nowMs: nowMs)
+        _ = try await ReceiptImporter(apps: apps).importFile(path: importPath, format: .csv, into: database, nowMs: nowMs)
 
         func serverAPI(_ key: P256.Signing.PrivateKey, bundleID: String) throws -> ServerAPISettings? {
             guard appleAPI == .serverAPI else { return nil }

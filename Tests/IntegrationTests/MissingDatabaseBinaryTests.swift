@@ -66,6 +66,21 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
     }
 
+    /// An import that stores nothing (a file that is not there, a bad row) creates no database:
+    /// the file is read and checked before the store is opened.
+    @Test func anImportThatStoresNothingCreatesNoDatabase() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = folder + "/new.sqlite"
+        let missing = try await SubreconBinary.run(["import", folder + "/nope.csv", "--db", database])
+        #expect(missing.exitCode == 66, "\(missing.stderr)")
+        #expect(!missing.stderr.contains("created a new"), "\(missing.stderr)")
+        try "user_id,receipt_data\nu1,not base64!\n".write(toFile: folder + "/bad.csv", atomically: true, encoding: .utf8)
+        let bad = try await SubreconBinary.run(["import", folder + "/bad.csv", "--db", database])
+        #expect(bad.exitCode == 65, "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database))
+    }
+
     /// `run` with SUBRECON_DB unset: the new database is said once (cron mails it), then never again.
     @Test func aCommandThatTakesDataInCreatesTheDatabaseAndSaysSoOnce() async throws {
         let folder = try Self.folder()

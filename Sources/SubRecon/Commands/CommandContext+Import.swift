@@ -16,25 +16,30 @@ extension CommandContext {
     public func importReceipts(file: String, format: ImportFormat?, appleAPIFlag: String?) async throws -> ReceiptImportResult {
         let apps = try appsFile(perAppFlagsGiven: appleAPIFlag == nil ? [] : ["--apple-api"])
         let importer: ReceiptImporter
-        let store: any SubscriptionStore
         if let apps {
-            store = try await openStore(ifMissing: .create)
             importer = ReceiptImporter(
-                store: store, apps: apps.bundleIDs,
-                serverAPIApps: Set(apps.apps.filter { $0.appleAPI == .serverAPI }.map(\.bundleID)))
+                apps: apps.bundleIDs, serverAPIApps: Set(apps.apps.filter { $0.appleAPI == .serverAPI }.map(\.bundleID)))
         } else {
             let api = try ServerAPISettings.api(environment: environment, flag: appleAPIFlag)
             let bundleID = Settings.nonEmpty(environment["SUBRECON_BUNDLE_ID"])?.trimmingCharacters(in: .whitespaces)
-            store = try await openStore(ifMissing: .create)
-            importer = ReceiptImporter(
-                store: store, acceptsTransactionIDOnly: api == .serverAPI, apps: bundleID.map { [$0] } ?? [])
+            importer = ReceiptImporter(acceptsTransactionIDOnly: api == .serverAPI, apps: bundleID.map { [$0] } ?? [])
         }
-        let summary = try await importer.importFile(path: file, format: format, nowMs: clock())
+        // The file first: one that cannot be read, or holds a bad row, opens (or creates) no database.
+        let rows = try importer.rows(path: file, format: format)
+        let store = try await openStore(ifMissing: .create)
+        let summary: ImportSummary
+        do {
+            summary = try await importer.store(rows, in: store, nowMs: clock())
+        } catch {
+            await store.close()
+            throw error
+        }
         var linked = 0
         if summary.imported > 0 || summary.tokensRegistered > 0 {
             linked = await NotificationProcessor.linkAfterImport(
                 store: store, environment: environment, appsFile: appsFileFlag, logger: logger)
         }
+        await store.close()
         return ReceiptImportResult(summary: summary, linked: linked)
     }
 }

@@ -4,9 +4,9 @@ import SubReconModel
 import SubReconStore
 
 /// `subrecon import`: reads a file (or standard input), validates every row, and stores all rows
-/// or, if any row is bad, none.
+/// or, if any row is bad, none. Reading and checking need no store, so a file that cannot be read
+/// or holds a bad row is refused before any database is opened (or created).
 public struct ReceiptImporter: Sendable {
-    let store: any SubscriptionStore
     let maxReceiptBytes: Int
     let acceptsTransactionIDOnly: Bool
     let apps: [String]
@@ -18,18 +18,27 @@ public struct ReceiptImporter: Sendable {
     ///   - apps: the bundle IDs a row may name (`ImportFileParser.apps`); `serverAPIApps`, those
     ///     asked through the Server API.
     public init(
-        store: any SubscriptionStore, maxReceiptBytes: Int = ImportFileParser.defaultMaxReceiptBytes,
+        maxReceiptBytes: Int = ImportFileParser.defaultMaxReceiptBytes,
         acceptsTransactionIDOnly: Bool = false, apps: [String] = [], serverAPIApps: Set<String> = []
     ) {
         self.apps = apps
         self.serverAPIApps = serverAPIApps
-        self.store = store
         self.maxReceiptBytes = maxReceiptBytes
         self.acceptsTransactionIDOnly = acceptsTransactionIDOnly
     }
 
+    /// Reads, checks and stores the file's rows in `store` (all or none).
     /// - Parameter path: a file path, or `-` for standard input.
-    public func importFile(path: String, format: ImportFormat?, nowMs: Int64) async throws(ImportFailure) -> ImportSummary {
+    public func importFile(path: String, format: ImportFormat?, into store: any SubscriptionStore, nowMs: Int64)
+        async throws(ImportFailure) -> ImportSummary
+    {
+        try await self.store(try rows(path: path, format: format), in: store, nowMs: nowMs)
+    }
+
+    /// The file's rows, every one checked: a file that cannot be read is exit 66, any bad row
+    /// exit 65 (every bad row listed).
+    /// - Parameter path: a file path, or `-` for standard input.
+    public func rows(path: String, format: ImportFormat?) throws(ImportFailure) -> [ImportRow] {
         let maxLineBytes = ImportFileReader.maxLineBytes(maxReceiptBytes: maxReceiptBytes)
         let contents: ImportFileReader.Contents
         do {
@@ -57,8 +66,15 @@ public struct ReceiptImporter: Sendable {
             result.problems = (result.problems.filter { !lines.contains($0.line) } + overlong).sorted { $0.line < $1.line }
         }
         guard result.problems.isEmpty else { throw .badRows(result.problems) }
+        return result.rows
+    }
+
+    /// Stores checked rows in one transaction.
+    public func store(_ rows: [ImportRow], in store: any SubscriptionStore, nowMs: Int64) async throws(ImportFailure)
+        -> ImportSummary
+    {
         do {
-            return try await store.importReceipts(result.rows, nowMs: nowMs)
+            return try await store.importReceipts(rows, nowMs: nowMs)
         } catch {
             throw .store(error)
         }
