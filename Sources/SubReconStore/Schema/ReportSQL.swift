@@ -27,29 +27,30 @@ package enum ReportSQL {
     /// The ledger, each billed period once (`report renewals`): a purchase several users claim (one
     /// Apple ID's receipt uploaded by two accounts, a token linking) has its periods stored under
     /// each of them, and is listed under the user who claimed it first (the earliest imported
-    /// receipt, then the user ID; a forgotten user's pseudonymized rows last). The app is the
-    /// receipt's, else the one the period kept (a forgotten user's receipt is gone).
+    /// receipt, then the user ID; a forgotten user's pseudonymized rows last): a row is left out
+    /// when another user's copy of the period claims before it. The app is the receipt's, else the
+    /// one the period kept (a forgotten user's receipt is gone). `NOT EXISTS` probes the few rows
+    /// of the same original transaction (`renewals_otid`); a window over the whole ledger sorted it
+    /// twice (docs/performance.md, "report renewals").
     package static let renewals = """
-        SELECT transaction_id, original_transaction_id, web_order_line_item_id, user_id, product_id,
-               purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
-               is_in_intro_offer_period, first_seen_run_id, price_milliunits, currency, storefront,
-               offer_type, offer_discount_type, offer_period, transaction_reason, ownership_type,
-               environment, revocation_type, revocation_percentage, refund_milliunits, bundle_id
-        FROM (
-            SELECT n.transaction_id, n.original_transaction_id, n.web_order_line_item_id, n.user_id, n.product_id,
-                   n.purchase_date_ms, n.expires_date_ms, n.cancellation_date_ms, n.is_trial_period,
-                   n.is_in_intro_offer_period, n.first_seen_run_id, n.price_milliunits, n.currency, n.storefront,
-                   n.offer_type, n.offer_discount_type, n.offer_period, n.transaction_reason, n.ownership_type,
-                   n.environment, n.revocation_type, n.revocation_percentage, n.refund_milliunits,
-                   COALESCE(r.bundle_id, n.bundle_id) AS bundle_id, n.period_key,
-                   ROW_NUMBER() OVER (
-                       PARTITION BY n.original_transaction_id, n.period_key
-                       ORDER BY CASE WHEN r.imported_at IS NULL THEN 1 ELSE 0 END, r.imported_at, n.user_id) AS claim
-            FROM renewals n
-            LEFT JOIN subscriptions s ON s.user_id = n.user_id AND s.original_transaction_id = n.original_transaction_id
-            LEFT JOIN receipts r ON r.id = s.receipt_id) AS ledger
-        WHERE claim = 1
-        ORDER BY user_id, original_transaction_id, expires_date_ms, period_key
+        SELECT n.transaction_id, n.original_transaction_id, n.web_order_line_item_id, n.user_id, n.product_id,
+               n.purchase_date_ms, n.expires_date_ms, n.cancellation_date_ms, n.is_trial_period,
+               n.is_in_intro_offer_period, n.first_seen_run_id, n.price_milliunits, n.currency, n.storefront,
+               n.offer_type, n.offer_discount_type, n.offer_period, n.transaction_reason, n.ownership_type,
+               n.environment, n.revocation_type, n.revocation_percentage, n.refund_milliunits,
+               COALESCE(r.bundle_id, n.bundle_id) AS bundle_id
+        FROM renewals n
+        LEFT JOIN subscriptions s ON s.user_id = n.user_id AND s.original_transaction_id = n.original_transaction_id
+        LEFT JOIN receipts r ON r.id = s.receipt_id
+        WHERE NOT EXISTS (
+            SELECT 1 FROM renewals o
+            LEFT JOIN subscriptions os ON os.user_id = o.user_id AND os.original_transaction_id = o.original_transaction_id
+            LEFT JOIN receipts orr ON orr.id = os.receipt_id
+            WHERE o.original_transaction_id = n.original_transaction_id AND o.period_key = n.period_key
+              AND o.user_id <> n.user_id
+              AND (CASE WHEN orr.imported_at IS NULL THEN 1 ELSE 0 END, COALESCE(orr.imported_at, 0), o.user_id)
+                  < (CASE WHEN r.imported_at IS NULL THEN 1 ELSE 0 END, COALESCE(r.imported_at, 0), n.user_id))
+        ORDER BY n.user_id, n.original_transaction_id, n.expires_date_ms, n.period_key
         """
     package static let runs = """
         SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
