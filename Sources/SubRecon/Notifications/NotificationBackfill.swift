@@ -162,12 +162,12 @@ public struct NotificationBackfill: Sendable {
                 switch (status, code) {
                 case (401, _):
                     throw .configuration(RunStoppingProblem.apiKeyRejected(environment: environment).description)
-                case (404, 4_040_003?):
+                case (404, .appNotFound?):
                     throw .configuration(RunStoppingProblem.appNotFound(environment: environment).description)
-                case (400, 4_000_012?):
+                case (400, .startDateTooFarInPast?):
                     throw .configuration(
                         "Apple answered 4000012: --since is further back than its notification history (180 days in production, 30 in the sandbox)")
-                case (400, 4_000_017?) where token != nil:
+                case (400, .paginationTokenExpired?) where token != nil:
                     throw .apple(
                         "Apple's pagination token expired (4000017); run the backfill again from the last notification stored (duplicates are skipped)",
                         summary)

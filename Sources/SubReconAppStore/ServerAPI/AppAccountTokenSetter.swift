@@ -15,14 +15,14 @@ package struct AppAccountTokenSetter: Sendable {
     /// Why Apple did not set the token.
     package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// Apple refused: its status, error code and the error's name in Apple's documentation.
-        case refused(status: Int, errorCode: Int?)
+        case refused(status: Int, errorCode: ServerAPIErrorCode?)
         /// No usable answer after the retries.
         case unavailable(String)
 
         package var description: String {
             switch self {
             case .refused(let status, let code?):
-                "Apple refused to set the app account token: HTTP \(status), \(code) (\(Self.name(code)))"
+                "Apple refused to set the app account token: HTTP \(status), \(code)\(code.name == nil ? " (see Apple's error codes)" : "")"
             case .refused(let status, nil):
                 status == 401
                     ? "Apple refused to set the app account token: HTTP 401 (the In-App Purchase key, key ID, issuer ID or bundle ID is wrong)"
@@ -30,34 +30,18 @@ package struct AppAccountTokenSetter: Sendable {
             case .unavailable(let reason): "Apple did not answer the request to set the app account token: \(reason)"
             }
         }
-
-        /// Apple's names for Set App Account Token's errors.
-        static func name(_ code: Int) -> String {
-            switch code {
-            case 4_000_006: "InvalidTransactionIdError"
-            case 4_000_048: "AppTransactionIdNotSupportedError"
-            case 4_000_183: "InvalidAppAccountTokenUUIDError"
-            case 4_000_185: "FamilyTransactionNotSupportedError"
-            case 4_000_187: "TransactionIdIsNotOriginalTransactionIdError"
-            case 4_000_227: "InvalidAssignedTransactionNotSupportedError"
-            case 4_040_005: "OriginalTransactionIdNotFoundError"
-            case 4_040_010: "TransactionIdNotFoundError"
-            case 4_290_000: "RateLimitExceededError"
-            default: "see Apple's error codes"
-            }
-        }
     }
 
     /// Sets `token` on `originalTransactionID`; returns the environment Apple knew it in.
     package func set(token: String, originalTransactionID: String) async -> Result<ReceiptEnvironment, Failure> {
         let body = Array("{\"appAccountToken\":\"\(token.lowercased())\"}".utf8)
-        var last: Failure = .refused(status: 404, errorCode: 4_040_005)
+        var last: Failure = .refused(status: 404, errorCode: .originalTransactionIDNotFound)
         for environment in [ReceiptEnvironment.production, .sandbox] {
             let url = connection.endpoints.setAppAccountToken(
                 ServerAPIEndpoints.percentEncoded(originalTransactionID), environment: environment)
             switch await sendRetrying(url, body: body) {
             case .success: return .success(environment)
-            case .failure(.refused(404, let code)) where code == 4_040_005 || code == 4_040_010 || code == nil:
+            case .failure(.refused(404, let code)) where code == .originalTransactionIDNotFound || code == .transactionIDNotFound || code == nil:
                 last = .refused(status: 404, errorCode: code)
                 continue
             case .failure(let failure): return .failure(failure)

@@ -87,7 +87,8 @@ public struct ServerAPIClient: ReceiptVerifier {
             case .notFound:
                 if switched {
                     return .invalid(
-                        appleStatus: 4_040_010, environment: receipt.environment ?? .production,
+                        appleStatus: ServerAPIErrorCode.transactionIDNotFound.rawValue,
+                        environment: receipt.environment ?? .production,
                         message: "the App Store Server API knows transaction \(transactionID) in neither production nor "
                             + "sandbox (4040010); its subscriptions were left as they were")
                 }
@@ -263,26 +264,25 @@ public struct ServerAPIClient: ReceiptVerifier {
             switch (status, code) {
             case (401, _):
                 return .outcome(.stopRun(.apiKeyRejected(environment: environment)))
-            case (404, 4_040_010?), (404, 4_040_005?):
+            case (404, .transactionIDNotFound?), (404, .originalTransactionIDNotFound?):
                 return .notFound
-            case (404, 4_040_003?):
+            case (404, .appNotFound?):
                 return .outcome(.stopRun(.appNotFound(environment: environment)))
-            case (404, 4_040_001?):
+            case (404, .accountNotFound?):
                 return .outcome(.accountGone(appleStatus: AccountGone.serverAPIStatus, environment: environment))
-            case (400, 4_000_006?):
+            case (400, .invalidTransactionID?):
                 return .outcome(
-                    .invalid(appleStatus: 4_000_006, environment: environment,
+                    .invalid(appleStatus: ServerAPIErrorCode.invalidTransactionID.rawValue, environment: environment,
                              message: "the App Store Server API calls the transaction id malformed (4000006)"))
             case (429, _):
                 return .outcome(.failed(VerificationFailure(
-                    appleStatus: code ?? 429, environment: environment,
+                    appleStatus: code?.rawValue ?? 429, environment: environment,
                     message: "the App Store Server API answered 429 (rate limit); the run slowed down", isRetryable: true,
                     retryAfter: retryAfter)))
             default:
-                let retryable = status >= 500 || status == 408
-                    || [4_040_002, 4_040_004, 4_040_006, 5_000_001].contains(code ?? 0)
+                let retryable = status >= 500 || status == 408 || code?.isRetryable == true
                 return .outcome(.failed(VerificationFailure(
-                    appleStatus: code ?? status, environment: environment,
+                    appleStatus: code?.rawValue ?? status, environment: environment,
                     message: "HTTP \(status)\(code.map { " (\($0))" } ?? "") from the App Store Server API at \(url)",
                     isRetryable: retryable)))
             }

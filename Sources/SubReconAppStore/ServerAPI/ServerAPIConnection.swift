@@ -40,7 +40,7 @@ package struct ServerAPIConnection: Sendable {
         case transport(HTTPTransportError)
         /// Apple answered with an error status; `errorCode` from its error body when it had one.
         /// A 429 carries the wait Apple asked for (the limiter has already been paused).
-        case refused(status: Int, errorCode: Int?, retryAfter: Duration?)
+        case refused(status: Int, errorCode: ServerAPIErrorCode?, retryAfter: Duration?)
     }
 
     /// GET or POST `url`; the body of a 2xx answer, or why there is none.
@@ -66,7 +66,7 @@ package struct ServerAPIConnection: Sendable {
             return .failure(.transport(error))
         }
         if (200..<300).contains(response.status) { return .success(response.body) }
-        let code = ServerAPIWire.ErrorBody.scan(response.body)?.errorCode
+        let code = ServerAPIWire.ErrorBody.scan(response.body)?.errorCode.map(ServerAPIErrorCode.init(rawValue:))
         var wait: Duration? = nil
         if response.status == 429 {
             let asked = Self.retryAfter(response.headers["retry-after"], nowMs: clockMs())

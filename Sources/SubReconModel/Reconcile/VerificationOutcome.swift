@@ -89,7 +89,7 @@ public enum AccountGone {
     /// verifyReceipt's status.
     public static let verifyReceiptStatus = 21010
     /// The App Store Server API's error code (HTTP 404, AccountNotFound, "do not retry").
-    public static let serverAPIStatus = 4_040_001
+    public static let serverAPIStatus = ServerAPIErrorCode.accountNotFound.rawValue
 
     /// The operator's sentence for a run item, naming the API's own code.
     public static func message(appleStatus: Int) -> String {
