@@ -34,7 +34,9 @@ import Testing
     }
 
     @Test func killedMidRunThenRunAgainEndsWithEveryReceiptVerifiedOnce() async throws {
-        let world = try await TestWorld.make(latency: .milliseconds(100))
+        // 250 ms an answer: the run lasts ~8 s, so the kill lands mid-run even on a loaded host
+        // (at 100 ms a busy host's polling once saw the run finish first).
+        let world = try await TestWorld.make(latency: .milliseconds(250))
         defer { Task { await world.close() } }
         let env = try await prepare(world)
 

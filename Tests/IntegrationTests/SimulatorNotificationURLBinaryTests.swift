@@ -4,7 +4,9 @@ import Testing
 /// `subrecon simulator --notification-url`: it says where it serves before it tries to deliver,
 /// and each delivery attempt gets its own line on stderr.
 @Suite struct SimulatorNotificationURLBinaryTests {
-    /// Starts the simulator and waits (up to 20 s) until `done` holds for its stdout and stderr.
+    /// Starts the simulator and waits (up to 40 s, room for a loaded host) until `done` holds for its
+    /// stdout and stderr. Before issue 34 it printed nothing for minutes, so the lines' presence is
+    /// the check; no time is asserted.
     func watch(_ url: String, folder: String, until done: (String, String) -> Bool) async throws -> (out: String, err: String) {
         let child = try SubreconBinary.start(["simulator", "--port", "0", "--notification-url", url], environment: [:], folder: folder)
         defer {
@@ -12,7 +14,7 @@ import Testing
             _ = SubreconBinary.waitBlocking(child)
         }
         var out = "", err = ""
-        for _ in 0..<200 {
+        for _ in 0..<400 {
             out = (try? String(contentsOfFile: folder + "/child.out", encoding: .utf8)) ?? ""
             err = (try? String(contentsOfFile: folder + "/child.err", encoding: .utf8)) ?? ""
             if done(out, err) { break }
@@ -26,13 +28,11 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let started = ContinuousClock.now
 
         let (out, err) = try await watch("http://127.0.0.1:9/hook", folder: folder) { out, err in
             out.contains("Sample account") && err.contains("waiting up to a minute")
         }
 
-        #expect(ContinuousClock.now - started < .seconds(15))
         #expect(out.hasPrefix("App Store simulator on 127.0.0.1:"), "\(out)")
         #expect(err.contains("nothing answers at http://127.0.0.1:9/hook yet"), "\(err)")
         #expect(err.contains("notification(s)"))

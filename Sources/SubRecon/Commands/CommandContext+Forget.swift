@@ -13,12 +13,12 @@ extension CommandContext {
         guard !userID.isEmpty, !userID.contains(where: \.isNewline) else {
             throw ConfigurationError.other("forget needs the user ID exactly as it was imported")
         }
-        let store = try await openStore()
-        defer { Task { await store.close() } }
-        do {
-            return try await store.forgetUser(userID, pseudonym: Self.pseudonym(), dryRun: dryRun)
-        } catch {
-            throw ForgetFailure(error: error)
+        return try await closing(try await openStore()) { store in
+            do {
+                return try await store.forgetUser(userID, pseudonym: Self.pseudonym(), dryRun: dryRun)
+            } catch let error as StoreError {
+                throw ForgetFailure(error: error)
+            }
         }
     }
 

@@ -123,30 +123,31 @@ extension CommandContext {
         // `apple_api` says which apps have the Server API's settings.
         if try appsFile() == nil { flags.appleAPI = AppleAPI.serverAPI.rawValue }
         let job = try await liveWiring(flags, ifMissing: .create)
-        defer { Task { await job.store.close() } }
-        guard let notificationSettings = job.settings.notifications else {
-            throw ConfigurationError.other("the backfill needs the App Store Server API settings (SUBRECON_API_KEY_FILE, ...)")
-        }
-        let processor = NotificationProcessor.live(store: job.store, settings: notificationSettings, logger: logger)
-        // Apple keeps one history per app: each app asked through the Server API in turn; one
-        // app's failure does not keep the others' from being backfilled, and the worst is thrown.
-        let apps = job.settings.selectedApps.filter { $0.serverAPI != nil }
-        var firstFailure: NotificationBackfill.Failure?
-        for app in apps {
-            let prefix = apps.count > 1 ? "\(app.name): " : ""
-            do {
-                let summary = try await job.backfillNotifications(
-                    app: app, processor: processor, sinceMs: sinceMs, untilMs: untilMs, environment: appleEnvironment)
-                output.out(prefix + summary.line + "\n")
-            } catch {
-                switch error {
-                case .apple(_, let summary), .store(_, let summary): output.out(prefix + summary.line + "\n")
-                case .configuration: break
-                }
-                if apps.count > 1 { output.warning("\(app.name): \(error)") }
-                if firstFailure == nil || error.exitStatus == .configuration { firstFailure = error }
+        try await closing(job.store) { _ in
+            guard let notificationSettings = job.settings.notifications else {
+                throw ConfigurationError.other("the backfill needs the App Store Server API settings (SUBRECON_API_KEY_FILE, ...)")
             }
+            let processor = NotificationProcessor.live(store: job.store, settings: notificationSettings, logger: logger)
+            // Apple keeps one history per app: each app asked through the Server API in turn; one
+            // app's failure does not keep the others' from being backfilled, and the worst is thrown.
+            let apps = job.settings.selectedApps.filter { $0.serverAPI != nil }
+            var firstFailure: NotificationBackfill.Failure?
+            for app in apps {
+                let prefix = apps.count > 1 ? "\(app.name): " : ""
+                do {
+                    let summary = try await job.backfillNotifications(
+                        app: app, processor: processor, sinceMs: sinceMs, untilMs: untilMs, environment: appleEnvironment)
+                    output.out(prefix + summary.line + "\n")
+                } catch let error as NotificationBackfill.Failure {
+                    switch error {
+                    case .apple(_, let summary), .store(_, let summary): output.out(prefix + summary.line + "\n")
+                    case .configuration: break
+                    }
+                    if apps.count > 1 { output.warning("\(app.name): \(error)") }
+                    if firstFailure == nil || error.exitStatus == .configuration { firstFailure = error }
+                }
+            }
+            if let firstFailure { throw firstFailure }
         }
-        if let firstFailure { throw firstFailure }
     }
 }

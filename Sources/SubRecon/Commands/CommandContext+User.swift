@@ -54,19 +54,19 @@ extension CommandContext {
     /// as stored, oldest first. Opens only the database: no secret or key, Apple is not asked.
     /// A user nothing is stored for is an unknown user (exit 2), as for `user`.
     public func userHistory(_ selection: UserSelection) async throws -> [UserHistory] {
-        let store = try await openStore()
-        defer { Task { await store.close() } }
-        do {
-            let users = try await selection.users(in: store)
-            var histories: [UserHistory] = []
-            for user in users {
-                let history = try await store.history(ofUser: user)
-                guard history.known else { throw ConfigurationError.unknownUser(user) }
-                histories.append(history)
+        try await closing(try await openStore()) { store in
+            do {
+                let users = try await selection.users(in: store)
+                var histories: [UserHistory] = []
+                for user in users {
+                    let history = try await store.history(ofUser: user)
+                    guard history.known else { throw ConfigurationError.unknownUser(user) }
+                    histories.append(history)
+                }
+                return histories
+            } catch let error as StoreError {
+                throw DatabaseFailure(error)
             }
-            return histories
-        } catch let error as StoreError {
-            throw DatabaseFailure(error)
         }
     }
 }

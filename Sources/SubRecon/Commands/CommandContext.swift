@@ -73,6 +73,20 @@ public struct CommandContext: Sendable {
         return "the default: neither --db nor SUBRECON_DB is set"
     }
 
+    /// Runs `body` with `store`, then closes the store whether `body` returned or threw: the close
+    /// is awaited here, never left to a task nobody waits for.
+    func closing<T>(_ store: any SubscriptionStore, _ body: (any SubscriptionStore) async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body(store)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+        return result
+    }
+
     /// Opens `location` (the one `Settings` resolved, when the command has them, so their warnings
     /// show once), else the one the flags name: a SQLite file, or a PostgreSQL URL. A SQLite file
     /// that does not exist is refused unless `ifMissing` creates it; `origin` names where an
