@@ -22,49 +22,49 @@ import Testing
     ]
 
     @Test(arguments: negatives) func aNegativeValueGetsItsOwnCheck(arguments: [String], message: String) async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.active])
-        let result = try await SubreconBinary.run(arguments, environment: world.storeEnvironment)
-        #expect(result.exitCode == 2, "\(result.stderr)")
-        #expect(result.stderr.contains(message), "\(result.stderr)")
-        #expect(!result.stderr.contains("Missing value"))
+        try await TestWorld.make().closing { world in
+            try await world.importScenarios([.active])
+            let result = try await SubreconBinary.run(arguments, environment: world.storeEnvironment)
+            #expect(result.exitCode == 2, "\(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+            #expect(!result.stderr.contains("Missing value"))
+        }
     }
 
     @Test(arguments: StoreKind.allCases) func reportEnvironmentTakesEitherCase(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.active, .sandboxActive])
-        _ = try await world.run()
-        var outputs: [String] = []
-        for spelling in ["Sandbox", "sandbox", "SANDBOX"] {
-            let result = try await SubreconBinary.run(
-                ["report", "metrics", "--environment", spelling], environment: world.storeEnvironment)
-            #expect(result.exitCode == 0, "\(spelling): \(result.stderr)")
-            outputs.append(result.stdout)
+        try await TestWorld.make(store: store).closing { world in
+            try await world.importScenarios([.active, .sandboxActive])
+            _ = try await world.run()
+            var outputs: [String] = []
+            for spelling in ["Sandbox", "sandbox", "SANDBOX"] {
+                let result = try await SubreconBinary.run(
+                    ["report", "metrics", "--environment", spelling], environment: world.storeEnvironment)
+                #expect(result.exitCode == 0, "\(spelling): \(result.stderr)")
+                outputs.append(result.stdout)
+            }
+            #expect(Set(outputs).count == 1)
+            let bad = try await SubreconBinary.run(
+                ["report", "revenue", "--environment", "staging"], environment: world.storeEnvironment)
+            #expect(bad.exitCode == 2)
+            #expect(bad.stderr.contains(#"--environment must be Production (the default) or Sandbox, in either case; not "staging""#))
         }
-        #expect(Set(outputs).count == 1)
-        let bad = try await SubreconBinary.run(
-            ["report", "revenue", "--environment", "staging"], environment: world.storeEnvironment)
-        #expect(bad.exitCode == 2)
-        #expect(bad.stderr.contains(#"--environment must be Production (the default) or Sandbox, in either case; not "staging""#))
     }
 
     @Test func backfillEnvironmentTakesEitherCaseAndSaysTheSameWhenWrong() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.active])
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        let environment = try ServerAPIBinaryTests().setUp(world).environment
-        let since = ISO8601.string(fromMilliseconds: LiveWiring.wallClockMs() - 86_400_000)
-        for spelling in ["Sandbox", "SANDBOX", "production"] {
-            let result = try await SubreconBinary.run(
-                ["notifications", "backfill", "--since", since, "--environment", spelling], environment: environment)
-            #expect(result.exitCode == 0, "\(spelling): \(result.stderr)")
+        try await TestWorld.make().closing { world in
+            try await world.importScenarios([.active])
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            let environment = try ServerAPIBinaryTests().setUp(world).environment
+            let since = ISO8601.string(fromMilliseconds: LiveWiring.wallClockMs() - 86_400_000)
+            for spelling in ["Sandbox", "SANDBOX", "production"] {
+                let result = try await SubreconBinary.run(
+                    ["notifications", "backfill", "--since", since, "--environment", spelling], environment: environment)
+                #expect(result.exitCode == 0, "\(spelling): \(result.stderr)")
+            }
+            let bad = try await SubreconBinary.run(
+                ["notifications", "backfill", "--since", since, "--environment", "staging"], environment: environment)
+            #expect(bad.exitCode == 2)
+            #expect(bad.stderr.contains(#"--environment must be Production (the default) or Sandbox, in either case; not "staging""#))
         }
-        let bad = try await SubreconBinary.run(
-            ["notifications", "backfill", "--since", since, "--environment", "staging"], environment: environment)
-        #expect(bad.exitCode == 2)
-        #expect(bad.stderr.contains(#"--environment must be Production (the default) or Sandbox, in either case; not "staging""#))
     }
 }

@@ -30,126 +30,126 @@ import Testing
     }
 
     @Test func importRunAndReportThroughTheBinary() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        // The binary runs on the wall clock; the simulator answers on the same wall clock here, and
-        // the receipts are made on it too (made on the world's fixed date, the grace period ended
-        // once that date was more than its length ago).
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        let file = try writeImport(world, [.active, .gracePeriod, .expired])
+        try await TestWorld.make().closing { world in
+            // The binary runs on the wall clock; the simulator answers on the same wall clock here, and
+            // the receipts are made on it too (made on the world's fixed date, the grace period ended
+            // once that date was more than its length ago).
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            let file = try writeImport(world, [.active, .gracePeriod, .expired])
 
-        let imported = try await SubreconBinary.run(["import", file], environment: environment(world))
-        #expect(imported.exitCode == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains("imported 3 receipt(s)"))
-        let again = try await SubreconBinary.run(["import", file], environment: environment(world))
-        #expect(again.stdout.contains("imported 0 receipt(s); 3 already stored"))
+            let imported = try await SubreconBinary.run(["import", file], environment: environment(world))
+            #expect(imported.exitCode == 0, "\(imported.stderr)")
+            #expect(imported.stdout.contains("imported 3 receipt(s)"))
+            let again = try await SubreconBinary.run(["import", file], environment: environment(world))
+            #expect(again.stdout.contains("imported 0 receipt(s); 3 already stored"))
 
-        let run = try await SubreconBinary.run(["run"], environment: environment(world))
-        #expect(run.exitCode == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("3 receipts"))
+            let run = try await SubreconBinary.run(["run"], environment: environment(world))
+            #expect(run.exitCode == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("3 receipts"))
 
-        let report = try await SubreconBinary.run(["report", "subscriptions"], environment: environment(world))
-        #expect(report.exitCode == 0)
-        #expect(CSVTable.header(report.stdout) == ReportKind.subscriptions.columns)
-        let statuses = CSVTable.parse(report.stdout).map { $0["status"] ?? "" }
-        #expect(statuses.sorted() == ["active", "expired", "grace_period"])
+            let report = try await SubreconBinary.run(["report", "subscriptions"], environment: environment(world))
+            #expect(report.exitCode == 0)
+            #expect(CSVTable.header(report.stdout) == ReportKind.subscriptions.columns)
+            let statuses = CSVTable.parse(report.stdout).map { $0["status"] ?? "" }
+            #expect(statuses.sorted() == ["active", "expired", "grace_period"])
 
-        let output = world.folder + "/runs.csv"
-        let runs = try await SubreconBinary.run(["report", "runs", "--output", output], environment: environment(world))
-        #expect(runs.exitCode == 0)
-        let written = try String(contentsOfFile: output, encoding: .utf8)
-        #expect(CSVTable.parse(written).first?["exit_code"] == "0")
+            let output = world.folder + "/runs.csv"
+            let runs = try await SubreconBinary.run(["report", "runs", "--output", output], environment: environment(world))
+            #expect(runs.exitCode == 0)
+            let written = try String(contentsOfFile: output, encoding: .utf8)
+            #expect(CSVTable.parse(written).first?["exit_code"] == "0")
 
-        // The secret appears nowhere: not in output, not in the database file.
-        let database = try Data(contentsOf: URL(fileURLWithPath: world.databasePath))
-        for text in [imported.stdout, imported.stderr, run.stdout, run.stderr, report.stdout, written] {
-            #expect(!text.contains(TestWorld.secret))
+            // The secret appears nowhere: not in output, not in the database file.
+            let database = try Data(contentsOf: URL(fileURLWithPath: world.databasePath))
+            for text in [imported.stdout, imported.stderr, run.stdout, run.stderr, report.stdout, written] {
+                #expect(!text.contains(TestWorld.secret))
+            }
+            #expect(database.range(of: Data(TestWorld.secret.utf8)) == nil)
         }
-        #expect(database.range(of: Data(TestWorld.secret.utf8)) == nil)
     }
 
     @Test func aBadImportFileIsReportedByLineAndImportsNothing() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let good = world.receipt(.active, id: 1)
-        let path = world.folder + "/bad.csv"
-        try "user_id,receipt_data\nu1,\(good)\n,\(good)\nu3,not base64!\nu4,\(good)\n"
-            .write(toFile: path, atomically: true, encoding: .utf8)
+        try await TestWorld.make().closing { world in
+            let good = world.receipt(.active, id: 1)
+            let path = world.folder + "/bad.csv"
+            try "user_id,receipt_data\nu1,\(good)\n,\(good)\nu3,not base64!\nu4,\(good)\n"
+                .write(toFile: path, atomically: true, encoding: .utf8)
 
-        let result = try await SubreconBinary.run(["import", path], environment: environment(world))
+            let result = try await SubreconBinary.run(["import", path], environment: environment(world))
 
-        #expect(result.exitCode == 65)
-        #expect(result.stderr.contains("\(path):3:"))
-        #expect(result.stderr.contains("\(path):4:"))
-        #expect(!result.stderr.contains("\(path):2:"))
-        #expect(try await world.count("SELECT COUNT(*) FROM receipts") == 0)
+            #expect(result.exitCode == 65)
+            #expect(result.stderr.contains("\(path):3:"))
+            #expect(result.stderr.contains("\(path):4:"))
+            #expect(!result.stderr.contains("\(path):2:"))
+            #expect(try await world.count("SELECT COUNT(*) FROM receipts") == 0)
+        }
     }
 
     @Test func anUnreadableImportFileExits66() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let result = try await SubreconBinary.run(["import", world.folder + "/missing.csv"], environment: environment(world))
-        #expect(result.exitCode == 66)
-        #expect(result.stderr.contains("missing.csv"))
+        try await TestWorld.make().closing { world in
+            let result = try await SubreconBinary.run(["import", world.folder + "/missing.csv"], environment: environment(world))
+            #expect(result.exitCode == 66)
+            #expect(result.stderr.contains("missing.csv"))
+        }
     }
 
     @Test func anUnknownUserExits2WithAClearMessage() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let result = try await SubreconBinary.run(["user", "nobody-42"], environment: environment(world))
-        #expect(result.exitCode == 2)
-        #expect(result.stderr.contains("nobody-42"))
-        #expect(try await world.count("SELECT COUNT(*) FROM runs") == 0)
+        try await TestWorld.make().closing { world in
+            let result = try await SubreconBinary.run(["user", "nobody-42"], environment: environment(world))
+            #expect(result.exitCode == 2)
+            #expect(result.stderr.contains("nobody-42"))
+            #expect(try await world.count("SELECT COUNT(*) FROM runs") == 0)
+        }
     }
 
     @Test func userCommandPrintsBeforeAndAfter() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        let file = try writeImport(world, [.refunded])
-        _ = try await SubreconBinary.run(["import", file], environment: environment(world))
+        try await TestWorld.make().closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            let file = try writeImport(world, [.refunded])
+            _ = try await SubreconBinary.run(["import", file], environment: environment(world))
 
-        let result = try await SubreconBinary.run(["user", "u1"], environment: environment(world))
+            let result = try await SubreconBinary.run(["user", "u1"], environment: environment(world))
 
-        #expect(result.exitCode == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("new *"))
-        #expect(result.stdout.contains("refunded"))
-        #expect(result.stdout.contains("Apple status 0"))
+            #expect(result.exitCode == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("new *"))
+            #expect(result.stdout.contains("refunded"))
+            #expect(result.stdout.contains("Apple status 0"))
+        }
     }
 
     @Test func aMissingSecretIsAConfigurationErrorEvenWithNothingDue() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let result = try await SubreconBinary.run(["run"], environment: environment(world, secret: nil))
-        #expect(result.exitCode == 2)
-        #expect(result.stderr.contains("SUBRECON_SHARED_SECRET"))
+        try await TestWorld.make().closing { world in
+            let result = try await SubreconBinary.run(["run"], environment: environment(world, secret: nil))
+            #expect(result.exitCode == 2)
+            #expect(result.stderr.contains("SUBRECON_SHARED_SECRET"))
+        }
     }
 
     @Test func bothSecretSourcesAreAConfigurationError() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let secretFile = world.folder + "/secret"
-        try "other-secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
-        var env = environment(world)
-        env["SUBRECON_SHARED_SECRET_FILE"] = secretFile
-        let result = try await SubreconBinary.run(["run"], environment: env)
-        #expect(result.exitCode == 2)
-        #expect(!result.stderr.contains("other-secret"))
-        #expect(!result.stderr.contains(TestWorld.secret))
+        try await TestWorld.make().closing { world in
+            let secretFile = world.folder + "/secret"
+            try "other-secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+            var env = environment(world)
+            env["SUBRECON_SHARED_SECRET_FILE"] = secretFile
+            let result = try await SubreconBinary.run(["run"], environment: env)
+            #expect(result.exitCode == 2)
+            #expect(!result.stderr.contains("other-secret"))
+            #expect(!result.stderr.contains(TestWorld.secret))
+        }
     }
 
     @Test func aWrongSecretExits2AndNamesTheSharedSecret() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let file = try writeImport(world, [.active])
-        _ = try await SubreconBinary.run(["import", file], environment: environment(world))
+        try await TestWorld.make().closing { world in
+            let file = try writeImport(world, [.active])
+            _ = try await SubreconBinary.run(["import", file], environment: environment(world))
 
-        let result = try await SubreconBinary.run(["run"], environment: environment(world, secret: "wrong-secret-value"))
+            let result = try await SubreconBinary.run(["run"], environment: environment(world, secret: "wrong-secret-value"))
 
-        #expect(result.exitCode == 2)
-        #expect(result.stderr.contains("shared secret"))
-        #expect(!result.stderr.contains("wrong-secret-value"))
-        #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
+            #expect(result.exitCode == 2)
+            #expect(result.stderr.contains("shared secret"))
+            #expect(!result.stderr.contains("wrong-secret-value"))
+            #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
+        }
     }
 
     @Test func badFlagsAreUsageErrors() async throws {

@@ -85,35 +85,35 @@ import Testing
     /// simulator's money scenarios and a notification: every chart there, drawn, offline.
     @Test(arguments: StoreKind.allCases) func theDashboardOfARealStoreOpensOfflineWithEveryChart(store: StoreKind) async throws {
         let chromium = try Self.browser()
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        try await LedgerScenarioRunTests.importLedgerScenarios(world)
-        #expect(try await world.runServerAPI().exitCode == 0)
-        try await ReportGoldenTests.receiveNotifications(world)
-        let box = DataBox()
-        try await ReportExporter(store: world.store).exportDashboard(options: ReportOptions(nowMs: world.clock.nowMs)) {
-            box.append($0)
-        }
-        let page = try Self.write(box.text)
-        defer { try? FileManager.default.removeItem(at: page.deletingLastPathComponent()) }
+        try await TestWorld.make(store: store).closing { world in
+            try await LedgerScenarioRunTests.importLedgerScenarios(world)
+            #expect(try await world.runServerAPI().exitCode == 0)
+            try await ReportGoldenTests.receiveNotifications(world)
+            let box = DataBox()
+            try await ReportExporter(store: world.store).exportDashboard(options: ReportOptions(nowMs: world.clock.nowMs)) {
+                box.append($0)
+            }
+            let page = try Self.write(box.text)
+            defer { try? FileManager.default.removeItem(at: page.deletingLastPathComponent()) }
 
-        let opened = try await HeadlessChromium.run(chromium, page: page, arguments: ["--dump-dom"])
-        #expect(!opened.timedOut && opened.exitCode == 0, "\(opened.stderr.suffix(2000))")
-        #expect(HeadlessChromium.consoleProblems(in: opened.stderr) == [])
-        #expect(try HeadlessChromium.pageRequests(in: opened.netLog) == [])
-        let dom = opened.stdout
-        // (Not the run durations: on the test's fixed clock a run takes 0 ms, a bar of no height.)
-        let ids = ["chart-subscriptions", "chart-churn", "chart-run-outcomes", "chart-notifications"]
-            + ["EUR", "GBP", "JPY", "USD"].flatMap { ["chart-mrr-\($0)", "chart-revenue-\($0)"] }
-        for id in ids {
-            let figure = try #require(Self.element(id: id, in: dom), "\(id) is not in the page")
-            #expect(Self.count("<svg", in: figure) == 1, "\(id): no chart")
-            #expect(Self.count("class=\"mark", in: figure) > 0, "\(id): nothing plotted")
+            let opened = try await HeadlessChromium.run(chromium, page: page, arguments: ["--dump-dom"])
+            #expect(!opened.timedOut && opened.exitCode == 0, "\(opened.stderr.suffix(2000))")
+            #expect(HeadlessChromium.consoleProblems(in: opened.stderr) == [])
+            #expect(try HeadlessChromium.pageRequests(in: opened.netLog) == [])
+            let dom = opened.stdout
+            // (Not the run durations: on the test's fixed clock a run takes 0 ms, a bar of no height.)
+            let ids = ["chart-subscriptions", "chart-churn", "chart-run-outcomes", "chart-notifications"]
+                + ["EUR", "GBP", "JPY", "USD"].flatMap { ["chart-mrr-\($0)", "chart-revenue-\($0)"] }
+            for id in ids {
+                let figure = try #require(Self.element(id: id, in: dom), "\(id) is not in the page")
+                #expect(Self.count("<svg", in: figure) == 1, "\(id): no chart")
+                #expect(Self.count("class=\"mark", in: figure) > 0, "\(id): nothing plotted")
+            }
+            // The page's figures are the CSV's: this month's USD MRR as `report metrics` writes it.
+            let metrics = try await world.report(.metrics)
+            let usd = try #require(metrics.last { $0["currency"] == "USD" }?["mrr"])
+            #expect(dom.contains(">\(usd)<"), "USD MRR \(usd)")
         }
-        // The page's figures are the CSV's: this month's USD MRR as `report metrics` writes it.
-        let metrics = try await world.report(.metrics)
-        let usd = try #require(metrics.last { $0["currency"] == "USD" }?["mrr"])
-        #expect(dom.contains(">\(usd)<"), "USD MRR \(usd)")
     }
 
     @Test func screenshotsAreWrittenForAPersonToLookAt() async throws {

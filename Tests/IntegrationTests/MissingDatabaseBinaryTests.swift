@@ -26,26 +26,26 @@ import Testing
     ]
 
     @Test func aCommandThatOnlyReadsRefusesAMistypedDatabaseAndCreatesNothing() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        // Every setting the commands that talk to Apple check first (server-api, for `link`).
-        var environment = try ServerAPIBinaryTests().setUp(world).environment
-        environment["SUBRECON_SHARED_SECRET"] = TestWorld.secret
-        let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let typo = folder + "/subrecn.sqlite"
-        for arguments in Self.readers {
-            let flag = try await SubreconBinary.run(arguments + ["--db", typo], environment: environment)
-            #expect(flag.exitCode == 66, "\(arguments): \(flag.stderr)")
-            #expect(flag.stderr.contains("no database at \(typo) (--db)"), "\(arguments): \(flag.stderr)")
-            #expect(flag.stdout.isEmpty, "\(arguments): \(flag.stdout)")
+        try await TestWorld.make().closing { world in
+            // Every setting the commands that talk to Apple check first (server-api, for `link`).
+            var environment = try ServerAPIBinaryTests().setUp(world).environment
+            environment["SUBRECON_SHARED_SECRET"] = TestWorld.secret
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let typo = folder + "/subrecn.sqlite"
+            for arguments in Self.readers {
+                let flag = try await SubreconBinary.run(arguments + ["--db", typo], environment: environment)
+                #expect(flag.exitCode == 66, "\(arguments): \(flag.stderr)")
+                #expect(flag.stderr.contains("no database at \(typo) (--db)"), "\(arguments): \(flag.stderr)")
+                #expect(flag.stdout.isEmpty, "\(arguments): \(flag.stdout)")
 
-            let variable = try await SubreconBinary.run(arguments, environment: environment.merging(["SUBRECON_DB": typo]) { $1 })
-            #expect(variable.exitCode == 66, "\(arguments): \(variable.stderr)")
-            #expect(variable.stderr.contains("no database at \(typo) (SUBRECON_DB)"), "\(arguments): \(variable.stderr)")
+                let variable = try await SubreconBinary.run(arguments, environment: environment.merging(["SUBRECON_DB": typo]) { $1 })
+                #expect(variable.exitCode == 66, "\(arguments): \(variable.stderr)")
+                #expect(variable.stderr.contains("no database at \(typo) (SUBRECON_DB)"), "\(arguments): \(variable.stderr)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
+            #expect(world.simulator.appAccountTokenSets().isEmpty, "Apple was asked")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
-        #expect(world.simulator.appAccountTokenSets().isEmpty, "Apple was asked")
     }
 
     @Test func withoutSUBRECONDBTheDefaultIsNamedAndNotCreated() async throws {

@@ -40,32 +40,32 @@ import Testing
     }
 
     @Test func theDashboardAndTheMoneyReportsRunThroughTheBinary() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        _ = try await world.importScenarios([.active, .refunded, .trialActive])
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        _ = try await world.run()
-        let env = ["SUBRECON_DB": world.databasePath]
+        try await TestWorld.make().closing { world in
+            _ = try await world.importScenarios([.active, .refunded, .trialActive])
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            _ = try await world.run()
+            let env = ["SUBRECON_DB": world.databasePath]
 
-        let revenue = try await SubreconBinary.run(["report", "revenue"], environment: env)
-        #expect(revenue.exitCode == 0, "\(revenue.stderr)")
-        #expect(CSVTable.header(revenue.stdout) == ReportKind.revenue.columns)
-        // verifyReceipt gives no prices: every period is there, unpriced, under an empty currency.
-        let rows = CSVTable.parse(revenue.stdout)
-        #expect(!rows.isEmpty && rows.allSatisfy { $0["currency"] == "" && $0["gross"] == "" })
-        let metrics = try await SubreconBinary.run(["report", "metrics", "--by", "day", "--since", "2026-11-01"], environment: env)
-        #expect(metrics.exitCode == 0, "\(metrics.stderr)")
-        #expect(CSVTable.header(metrics.stdout) == ReportKind.metrics.columns)
+            let revenue = try await SubreconBinary.run(["report", "revenue"], environment: env)
+            #expect(revenue.exitCode == 0, "\(revenue.stderr)")
+            #expect(CSVTable.header(revenue.stdout) == ReportKind.revenue.columns)
+            // verifyReceipt gives no prices: every period is there, unpriced, under an empty currency.
+            let rows = CSVTable.parse(revenue.stdout)
+            #expect(!rows.isEmpty && rows.allSatisfy { $0["currency"] == "" && $0["gross"] == "" })
+            let metrics = try await SubreconBinary.run(["report", "metrics", "--by", "day", "--since", "2026-11-01"], environment: env)
+            #expect(metrics.exitCode == 0, "\(metrics.stderr)")
+            #expect(CSVTable.header(metrics.stdout) == ReportKind.metrics.columns)
 
-        let page = world.folder + "/dashboard.html"
-        let dashboard = try await SubreconBinary.run(["report", "dashboard", "--output", page], environment: env)
-        #expect(dashboard.exitCode == 0, "\(dashboard.stderr)")
-        let html = try String(contentsOfFile: page, encoding: .utf8)
-        #expect(html.hasPrefix("<!DOCTYPE html>") || html.hasPrefix("<!doctype html>"))
-        #expect(html.contains("No prices yet"))
-        #expect(html.contains(world.databasePath))
-        let mode = try FileManager.default.attributesOfItem(atPath: page)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
+            let page = world.folder + "/dashboard.html"
+            let dashboard = try await SubreconBinary.run(["report", "dashboard", "--output", page], environment: env)
+            #expect(dashboard.exitCode == 0, "\(dashboard.stderr)")
+            let html = try String(contentsOfFile: page, encoding: .utf8)
+            #expect(html.hasPrefix("<!DOCTYPE html>") || html.hasPrefix("<!doctype html>"))
+            #expect(html.contains("No prices yet"))
+            #expect(html.contains(world.databasePath))
+            let mode = try FileManager.default.attributesOfItem(atPath: page)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+        }
     }
 }
 
@@ -73,24 +73,24 @@ import Testing
 /// and the dashboard page.
 @Suite struct ExportReportsJobTests {
     @Test func theExportJobWritesTheMoneyReportsAndTheDashboard() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        try await LedgerScenarioRunTests.importLedgerScenarios(world)
-        #expect(try await world.runServerAPI().exitCode == 0)
-        let envFile = world.folder + "/subrecon.env"
-        try "SUBRECON_DB=\(world.databasePath)\n".write(toFile: envFile, atomically: true, encoding: .utf8)
-        let out = world.folder + "/reports"
-        let job = try await ShellScript.run(
-            NotificationsBackfillJobTests.jobs + "/export-reports.sh", [out],
-            environment: ["SUBRECON_ENV_FILE": envFile, "SUBRECON_BIN": SubreconBinary.path])
-        #expect(job.exitCode == 0, "\(job.stderr)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: out)
-        for kind in ["subscriptions", "renewals", "runs", "run-items", "revenue", "metrics"] {
-            #expect(files.contains { $0.hasPrefix(kind + "-") && $0.hasSuffix(".csv") }, "\(kind): \(files)")
+        try await TestWorld.make().closing { world in
+            try await LedgerScenarioRunTests.importLedgerScenarios(world)
+            #expect(try await world.runServerAPI().exitCode == 0)
+            let envFile = world.folder + "/subrecon.env"
+            try "SUBRECON_DB=\(world.databasePath)\n".write(toFile: envFile, atomically: true, encoding: .utf8)
+            let out = world.folder + "/reports"
+            let job = try await ShellScript.run(
+                NotificationsBackfillJobTests.jobs + "/export-reports.sh", [out],
+                environment: ["SUBRECON_ENV_FILE": envFile, "SUBRECON_BIN": SubreconBinary.path])
+            #expect(job.exitCode == 0, "\(job.stderr)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: out)
+            for kind in ["subscriptions", "renewals", "runs", "run-items", "revenue", "metrics"] {
+                #expect(files.contains { $0.hasPrefix(kind + "-") && $0.hasSuffix(".csv") }, "\(kind): \(files)")
+            }
+            let page = try #require(files.first { $0.hasPrefix("dashboard-") && $0.hasSuffix(".html") })
+            #expect(try String(contentsOfFile: out + "/" + page, encoding: .utf8).contains("<svg"))
+            let revenue = try #require(files.first { $0.hasPrefix("revenue-") })
+            #expect(try String(contentsOfFile: out + "/" + revenue, encoding: .utf8).contains(",GBP,"))
         }
-        let page = try #require(files.first { $0.hasPrefix("dashboard-") && $0.hasSuffix(".html") })
-        #expect(try String(contentsOfFile: out + "/" + page, encoding: .utf8).contains("<svg"))
-        let revenue = try #require(files.first { $0.hasPrefix("revenue-") })
-        #expect(try String(contentsOfFile: out + "/" + revenue, encoding: .utf8).contains(",GBP,"))
     }
 }

@@ -38,89 +38,89 @@ import Testing
     @Test(arguments: StoreKind.allCases) func aBatchEndsAsStoringItsNotificationsOneAfterAnother(store kind: StoreKind)
         async throws
     {
-        let world = try await TestWorld.make(store: kind)
-        defer { Task { await world.close() } }
-        let oneByOne = try await Self.secondStore(of: world)
-        defer { Task { await oneByOne.close() } }
-        let stores = [world.store, oneByOne]
-        let start = world.clock.nowMs
+        try await TestWorld.make(store: kind).closing { world in
+            try await Self.secondStore(of: world).closing { oneByOne in
+                let stores = [world.store, oneByOne]
+                let start = world.clock.nowMs
 
-        let known = SimulatedScenario.active.subscriber(id: 1, nowMs: start, paddingBytes: 200)
-        let later = SimulatedScenario.active.subscriber(id: 2, nowMs: start, paddingBytes: 200)
-        world.simulator.register(known)
-        world.simulator.register(later)
-        let otids = try [known, later].map { subscriber in
-            try #require(world.simulator.notifications(for: subscriber, afterMs: 0, throughMs: start).first?.originalTransactionID)
-        }
-        world.simulator.removeAllNotifications()
-        for store in stores {
-            _ = try await store.importReceipts(
-                [ImportRow(line: 2, userID: "user-a", receiptData: "", transactionID: String(otids[0]))], nowMs: start)
-        }
+                let known = SimulatedScenario.active.subscriber(id: 1, nowMs: start, paddingBytes: 200)
+                let later = SimulatedScenario.active.subscriber(id: 2, nowMs: start, paddingBytes: 200)
+                world.simulator.register(known)
+                world.simulator.register(later)
+                let otids = try [known, later].map { subscriber in
+                    try #require(world.simulator.notifications(for: subscriber, afterMs: 0, throughMs: start).first?.originalTransactionID)
+                }
+                world.simulator.removeAllNotifications()
+                for store in stores {
+                    _ = try await store.importReceipts(
+                        [ImportRow(line: 2, userID: "user-a", receiptData: "", transactionID: String(otids[0]))], nowMs: start)
+                }
 
-        world.clock.advance(byMs: 65 * Self.day)
-        let renewals = world.simulator.notifications(for: known, afterMs: start, throughMs: world.clock.nowMs)
-            .filter { $0.type == .didRenew }
-        try #require(renewals.count == 2)
-        // Signed before either renewal: stored first, it is the oldest data of its subscription.
-        let earlier = world.simulator.makeNotification(
-            .didChangeRenewalStatus, subtype: .autoRenewDisabled, for: known, atMs: start + 1_000)
-        let unmatched = world.simulator.makeNotification(.didRenew, for: later)
-        let test = world.simulator.makeTestNotification()
-        let processor = try world.notificationProcessor()
-        func write(_ notification: SimulatedNotification, _ source: NotificationSource = .receiver, delivery: Bool = true)
-            async throws -> NotificationWrite
-        {
-            try await processor.prepare(signedPayload: notification.signedPayload, source: source, countsAsDelivery: delivery)
-        }
+                world.clock.advance(byMs: 65 * Self.day)
+                let renewals = world.simulator.notifications(for: known, afterMs: start, throughMs: world.clock.nowMs)
+                    .filter { $0.type == .didRenew }
+                try #require(renewals.count == 2)
+                // Signed before either renewal: stored first, it is the oldest data of its subscription.
+                let earlier = world.simulator.makeNotification(
+                    .didChangeRenewalStatus, subtype: .autoRenewDisabled, for: known, atMs: start + 1_000)
+                let unmatched = world.simulator.makeNotification(.didRenew, for: later)
+                let test = world.simulator.makeTestNotification()
+                let processor = try world.notificationProcessor()
+                func write(_ notification: SimulatedNotification, _ source: NotificationSource = .receiver, delivery: Bool = true)
+                    async throws -> NotificationWrite
+                {
+                    try await processor.prepare(signedPayload: notification.signedPayload, source: source, countsAsDelivery: delivery)
+                }
 
-        let first = [try await write(earlier)]
-        let second = [
-            try await write(renewals[1]), try await write(renewals[0]), try await write(renewals[1]),
-            try await write(unmatched), try await write(test), try await write(earlier, .backfill),
-        ]
-        var results: [[NotificationStoreResult]] = [[], []]
-        for batch in [first, second] {
-            results[0] += try await world.store.storeNotifications(batch)
-            for write in batch { results[1] += try await oneByOne.storeNotifications([write]) }
-        }
-        // The receipt for the unmatched one arrives; it is linked beside a newer notification of its subscription.
-        for store in stores {
-            _ = try await store.importReceipts(
-                [ImportRow(line: 2, userID: "user-b", receiptData: "", transactionID: String(otids[1]))],
-                nowMs: world.clock.nowMs)
-        }
-        world.clock.advance(byMs: 1_000)
-        let newer = world.simulator.makeNotification(.didChangeRenewalStatus, subtype: .autoRenewDisabled, for: later)
-        let third = [
-            try await write(unmatched, .import, delivery: false), try await write(newer), try await write(renewals[0]),
-        ]
-        results[0] += try await world.store.storeNotifications(third)
-        for write in third { results[1] += try await oneByOne.storeNotifications([write]) }
+                let first = [try await write(earlier)]
+                let second = [
+                    try await write(renewals[1]), try await write(renewals[0]), try await write(renewals[1]),
+                    try await write(unmatched), try await write(test), try await write(earlier, .backfill),
+                ]
+                var results: [[NotificationStoreResult]] = [[], []]
+                for batch in [first, second] {
+                    results[0] += try await world.store.storeNotifications(batch)
+                    for write in batch { results[1] += try await oneByOne.storeNotifications([write]) }
+                }
+                // The receipt for the unmatched one arrives; it is linked beside a newer notification of its subscription.
+                for store in stores {
+                    _ = try await store.importReceipts(
+                        [ImportRow(line: 2, userID: "user-b", receiptData: "", transactionID: String(otids[1]))],
+                        nowMs: world.clock.nowMs)
+                }
+                world.clock.advance(byMs: 1_000)
+                let newer = world.simulator.makeNotification(.didChangeRenewalStatus, subtype: .autoRenewDisabled, for: later)
+                let third = [
+                    try await write(unmatched, .import, delivery: false), try await write(newer), try await write(renewals[0]),
+                ]
+                results[0] += try await world.store.storeNotifications(third)
+                for write in third { results[1] += try await oneByOne.storeNotifications([write]) }
 
-        #expect(results[0] == results[1])
-        #expect(
-            results[0].map { "\($0.outcome.rawValue)\($0.duplicate ? " again" : "")" } == [
-                "applied",
-                "applied", "stale", "applied again", "unmatched", "test", "applied again",
-                "applied again", "applied", "stale again",
-            ])
-        #expect(results[0][1].changes > 0 && results[0][7].changes > 0)
-        #expect(results[0][2].changes == 0 && results[0][3].changes == 0)
-        let batched = try await Self.reports(world.store, sinceMs: start, nowMs: world.clock.nowMs)
-        let alone = try await Self.reports(oneByOne, sinceMs: start, nowMs: world.clock.nowMs)
-        for kind in batched.keys.sorted() { #expect(batched[kind] == alone[kind], "report \(kind)") }
-        let notifications = CSVTable.parse(batched["notifications"] ?? "")
-        let deliveries = Dictionary(uniqueKeysWithValues: notifications.map { ($0["notification_uuid"] ?? "", $0["deliveries"] ?? "") })
-        #expect(deliveries[renewals[1].notificationUUID] == "2")
-        #expect(deliveries[renewals[0].notificationUUID] == "2")
-        #expect(deliveries[earlier.notificationUUID] == "2")
-        #expect(deliveries[unmatched.notificationUUID] == "1")
-        #expect(notifications.first { $0["notification_uuid"] == unmatched.notificationUUID }?["user_id"] == "user-b")
-        let subscriptions = try await world.subscriptions()
-        #expect(subscriptions.map(\.userID) == ["user-a", "user-b"])
-        #expect(subscriptions.first?.lastVerifiedAt == renewals[1].signedDateMs)
-        #expect(subscriptions.last?.lastVerifiedAt == newer.signedDateMs)
+                #expect(results[0] == results[1])
+                #expect(
+                    results[0].map { "\($0.outcome.rawValue)\($0.duplicate ? " again" : "")" } == [
+                        "applied",
+                        "applied", "stale", "applied again", "unmatched", "test", "applied again",
+                        "applied again", "applied", "stale again",
+                    ])
+                #expect(results[0][1].changes > 0 && results[0][7].changes > 0)
+                #expect(results[0][2].changes == 0 && results[0][3].changes == 0)
+                let batched = try await Self.reports(world.store, sinceMs: start, nowMs: world.clock.nowMs)
+                let alone = try await Self.reports(oneByOne, sinceMs: start, nowMs: world.clock.nowMs)
+                for kind in batched.keys.sorted() { #expect(batched[kind] == alone[kind], "report \(kind)") }
+                let notifications = CSVTable.parse(batched["notifications"] ?? "")
+                let deliveries = Dictionary(uniqueKeysWithValues: notifications.map { ($0["notification_uuid"] ?? "", $0["deliveries"] ?? "") })
+                #expect(deliveries[renewals[1].notificationUUID] == "2")
+                #expect(deliveries[renewals[0].notificationUUID] == "2")
+                #expect(deliveries[earlier.notificationUUID] == "2")
+                #expect(deliveries[unmatched.notificationUUID] == "1")
+                #expect(notifications.first { $0["notification_uuid"] == unmatched.notificationUUID }?["user_id"] == "user-b")
+                let subscriptions = try await world.subscriptions()
+                #expect(subscriptions.map(\.userID) == ["user-a", "user-b"])
+                #expect(subscriptions.first?.lastVerifiedAt == renewals[1].signedDateMs)
+                #expect(subscriptions.last?.lastVerifiedAt == newer.signedDateMs)
+            }
+        }
     }
 
     /// The store's `storeNotifications`, refusing every batch that holds a refused uuid (as a
@@ -162,31 +162,31 @@ import Testing
     /// The batch fails; its notifications are then stored one at a time, so only the refused ones
     /// are answered with the error (503, Apple retries) and the others are stored.
     @Test(arguments: StoreKind.allCases) func aRefusedNotificationFailsAloneNotItsBatch(store kind: StoreKind) async throws {
-        let world = try await TestWorld.make(store: kind)
-        defer { Task { await world.close() } }
-        let writes = try await Self.testWrites(world, count: 5)
-        let store = RefusingStore(base: world.store, refused: [writes[0].uuid, writes[3].uuid])
-        let outcomes = await NotificationWriteQueue.write(writes.map(\.write)) { batch throws(StoreError) in
-            try await store.store(batch)
+        try await TestWorld.make(store: kind).closing { world in
+            let writes = try await Self.testWrites(world, count: 5)
+            let store = RefusingStore(base: world.store, refused: [writes[0].uuid, writes[3].uuid])
+            let outcomes = await NotificationWriteQueue.write(writes.map(\.write)) { batch throws(StoreError) in
+                try await store.store(batch)
+            }
+            #expect(store.batchSizes == [5, 1, 1, 1, 1, 1])
+            #expect(outcomes.map { (try? $0.get())?.outcome } == [nil, .test, .test, nil, .test])
+            let stored = try await world.report(.notifications).compactMap { $0["notification_uuid"] }
+            #expect(Set(stored) == Set([1, 2, 4].map { writes[$0].uuid }))
         }
-        #expect(store.batchSizes == [5, 1, 1, 1, 1, 1])
-        #expect(outcomes.map { (try? $0.get())?.outcome } == [nil, .test, .test, nil, .test])
-        let stored = try await world.report(.notifications).compactMap { $0["notification_uuid"] }
-        #expect(Set(stored) == Set([1, 2, 4].map { writes[$0].uuid }))
     }
 
     /// When two notifications tried alone fail in a row, the database itself is failing: the rest
     /// of the batch is answered with that error at once, not after another wait each.
     @Test func aFailingDatabaseIsNotAskedOncePerNotification() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let writes = try await Self.testWrites(world, count: 5)
-        let store = RefusingStore(base: world.store, refused: Set(writes.map(\.uuid)))
-        let outcomes = await NotificationWriteQueue.write(writes.map(\.write)) { batch throws(StoreError) in
-            try await store.store(batch)
+        try await TestWorld.make().closing { world in
+            let writes = try await Self.testWrites(world, count: 5)
+            let store = RefusingStore(base: world.store, refused: Set(writes.map(\.uuid)))
+            let outcomes = await NotificationWriteQueue.write(writes.map(\.write)) { batch throws(StoreError) in
+                try await store.store(batch)
+            }
+            #expect(store.batchSizes == [5, 1, 1])
+            #expect(outcomes.count == 5 && outcomes.allSatisfy { (try? $0.get()) == nil })
+            #expect(try await world.count("SELECT COUNT(*) FROM notifications") == 0)
         }
-        #expect(store.batchSizes == [5, 1, 1])
-        #expect(outcomes.count == 5 && outcomes.allSatisfy { (try? $0.get()) == nil })
-        #expect(try await world.count("SELECT COUNT(*) FROM notifications") == 0)
     }
 }

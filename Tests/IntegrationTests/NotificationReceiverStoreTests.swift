@@ -14,57 +14,57 @@ import Testing
     /// Every notification type the contract names, for one subscriber in time order: each 200,
     /// each stored once; forged, foreign, malformed and oversized bodies refused with nothing stored.
     @Test(arguments: StoreKind.allCases) func everyTypeIsStoredAndBadBodiesAreRefused(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
-        let receiver = try await RunningReceiver.start(intake: try world.notificationProcessor())
+        try await TestWorld.make(store: store).closing { world in
+            let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
+            let receiver = try await RunningReceiver.start(intake: try world.notificationProcessor())
 
-        var sent: [(SimulatedNotificationType, SimulatedNotificationSubtype?)] = []
-        for type in SimulatedNotificationType.allCases {
-            // Without a subtype too, except where Apple always sends one.
-            let bare: [SimulatedNotificationSubtype?] = [.subscribed, .priceIncrease].contains(type) ? [] : [nil]
-            for subtype in bare + type.allowedSubtypes.sorted { $0.rawValue < $1.rawValue }.map(Optional.some) {
-                sent.append((type, subtype))
+            var sent: [(SimulatedNotificationType, SimulatedNotificationSubtype?)] = []
+            for type in SimulatedNotificationType.allCases {
+                // Without a subtype too, except where Apple always sends one.
+                let bare: [SimulatedNotificationSubtype?] = [.subscribed, .priceIncrease].contains(type) ? [] : [nil]
+                for subtype in bare + type.allowedSubtypes.sorted { $0.rawValue < $1.rawValue }.map(Optional.some) {
+                    sent.append((type, subtype))
+                }
             }
-        }
-        var atMs = world.clock.nowMs - Int64(sent.count) * 60_000
-        for (type, subtype) in sent {
-            atMs += 60_000
-            let notification =
-                type == .test
-                ? world.simulator.makeTestNotification(atMs: atMs)
-                : world.simulator.makeNotification(type, subtype: subtype, for: subscriber, atMs: atMs)
-            let response = try await receiver.post(notification.bodyBytes)
-            #expect(response.status == 200, "\(type) \(subtype?.rawValue ?? "")")
-            // Apple's retry of the same notification: 200 again, nothing new.
-            if type == .didRenew && subtype == nil { #expect(try await receiver.post(notification.bodyBytes).status == 200) }
-        }
-        let rows = try await world.report(.notifications)
-        #expect(rows.count == sent.count)
-        #expect(rows.filter { $0["outcome"] == "test" }.count == 1)
-        #expect(rows.filter { $0["outcome"] == "applied" }.count == sent.count - 1)
-        #expect(rows.filter { $0["deliveries"] == "2" }.count == 1)
-        #expect(try await world.subscriptions().first?.status == .active)
+            var atMs = world.clock.nowMs - Int64(sent.count) * 60_000
+            for (type, subtype) in sent {
+                atMs += 60_000
+                let notification =
+                    type == .test
+                    ? world.simulator.makeTestNotification(atMs: atMs)
+                    : world.simulator.makeNotification(type, subtype: subtype, for: subscriber, atMs: atMs)
+                let response = try await receiver.post(notification.bodyBytes)
+                #expect(response.status == 200, "\(type) \(subtype?.rawValue ?? "")")
+                // Apple's retry of the same notification: 200 again, nothing new.
+                if type == .didRenew && subtype == nil { #expect(try await receiver.post(notification.bodyBytes).status == 200) }
+            }
+            let rows = try await world.report(.notifications)
+            #expect(rows.count == sent.count)
+            #expect(rows.filter { $0["outcome"] == "test" }.count == 1)
+            #expect(rows.filter { $0["outcome"] == "applied" }.count == sent.count - 1)
+            #expect(rows.filter { $0["deliveries"] == "2" }.count == 1)
+            #expect(try await world.subscriptions().first?.status == .active)
 
-        let before = try await world.count("SELECT COUNT(*) FROM notifications")
-        let refused: [(String, [UInt8], Int)] = [
-            ("forged", world.simulator.makeNotification(
-                .didRenew, for: subscriber, signing: NotificationSigning(chain: .badSignature)).bodyBytes, 400),
-            ("foreign root", world.simulator.makeNotification(
-                .didRenew, for: subscriber, signing: NotificationSigning(chain: .foreignRoot)).bodyBytes, 400),
-            ("other app", world.simulator.makeNotification(.didRenew, for: subscriber, signing: .otherApp).bodyBytes, 400),
-            ("malformed", Array("{\"signedPayload\":".utf8), 400),
-            ("oversized", Array(repeating: UInt8(ascii: " "), count: (1 << 20) + 1), 413),
-        ]
-        for (name, body, status) in refused {
-            #expect(try await receiver.post(body).status == status, "\(name)")
+            let before = try await world.count("SELECT COUNT(*) FROM notifications")
+            let refused: [(String, [UInt8], Int)] = [
+                ("forged", world.simulator.makeNotification(
+                    .didRenew, for: subscriber, signing: NotificationSigning(chain: .badSignature)).bodyBytes, 400),
+                ("foreign root", world.simulator.makeNotification(
+                    .didRenew, for: subscriber, signing: NotificationSigning(chain: .foreignRoot)).bodyBytes, 400),
+                ("other app", world.simulator.makeNotification(.didRenew, for: subscriber, signing: .otherApp).bodyBytes, 400),
+                ("malformed", Array("{\"signedPayload\":".utf8), 400),
+                ("oversized", Array(repeating: UInt8(ascii: " "), count: (1 << 20) + 1), 413),
+            ]
+            for (name, body, status) in refused {
+                #expect(try await receiver.post(body).status == status, "\(name)")
+            }
+            #expect(try await world.count("SELECT COUNT(*) FROM notifications") == before)
+            let metrics = String(decoding: try await receiver.get("/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("subrecon_notifications_rejected_total{reason=\"signature\"} 2"), "\(metrics)")
+            #expect(metrics.contains("subrecon_notifications_rejected_total{reason=\"bundle\"} 1"))
+            #expect(metrics.contains("subrecon_notifications_rejected_total{reason=\"too_large\"} 1"))
+            try await receiver.stop()
         }
-        #expect(try await world.count("SELECT COUNT(*) FROM notifications") == before)
-        let metrics = String(decoding: try await receiver.get("/metrics").body, as: UTF8.self)
-        #expect(metrics.contains("subrecon_notifications_rejected_total{reason=\"signature\"} 2"), "\(metrics)")
-        #expect(metrics.contains("subrecon_notifications_rejected_total{reason=\"bundle\"} 1"))
-        #expect(metrics.contains("subrecon_notifications_rejected_total{reason=\"too_large\"} 1"))
-        try await receiver.stop()
     }
 
     /// PostgreSQL down: 503, nothing stored; Apple's retry after it is back: 200, applied once.

@@ -14,38 +14,38 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("jobs").path
 
     @Test func theDailyJobRecoversWhatTheReceiverMissedAndARerunOnlyCountsDeliveries() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        let setup = try ServerAPIBinaryTests().setUp(world)
-        let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
-        let now = world.clock.nowMs
-        // Three days ago (outside the job's two days) and three within them.
-        let old = world.simulator.makeNotification(.didRenew, for: subscriber, atMs: now - 3 * NotificationProcessingTests.day)
-        let missed = [30, 20, 10].map { hours in
-            world.simulator.makeNotification(
-                .didChangeRenewalStatus, subtype: .autoRenewEnabled, for: subscriber, atMs: now - Int64(hours) * 3_600_000)
+        try await TestWorld.make().closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            let setup = try ServerAPIBinaryTests().setUp(world)
+            let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
+            let now = world.clock.nowMs
+            // Three days ago (outside the job's two days) and three within them.
+            let old = world.simulator.makeNotification(.didRenew, for: subscriber, atMs: now - 3 * NotificationProcessingTests.day)
+            let missed = [30, 20, 10].map { hours in
+                world.simulator.makeNotification(
+                    .didChangeRenewalStatus, subtype: .autoRenewEnabled, for: subscriber, atMs: now - Int64(hours) * 3_600_000)
+            }
+            let envFile = world.folder + "/subrecon.env"
+            try setup.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")
+                .write(toFile: envFile, atomically: true, encoding: .utf8)
+            let environment = [
+                "SUBRECON_ENV_FILE": envFile, "SUBRECON_BIN": SubreconBinary.path,
+                "BACKFILL_LOG_FILE": world.folder + "/backfill.log",
+            ]
+            for attempt in 1...2 {
+                let job = try await ShellScript.run(Self.jobs + "/backfill-notifications.sh", environment: environment)
+                #expect(job.exitCode == 0, "\(job.stderr)")
+                let log = try String(contentsOfFile: world.folder + "/backfill.log", encoding: .utf8)
+                let line = log.split(separator: "\n").last.map(String.init) ?? ""
+                #expect(line.contains("production exit=0"), "\(log)")
+                #expect(line.contains("3 notification(s) in Apple's history"), "\(line)")
+                #expect(line.contains(attempt == 1 ? "stored 3 notification(s)" : "3 already stored"), "\(line)")
+            }
+            let rows = try await world.report(.notifications)
+            #expect(Set(rows.compactMap { $0["notification_uuid"] }) == Set(missed.map(\.notificationUUID)))
+            #expect(!rows.contains { $0["notification_uuid"] == old.notificationUUID })
+            #expect(rows.allSatisfy { $0["deliveries"] == "2" && $0["outcome"] == "applied" })
         }
-        let envFile = world.folder + "/subrecon.env"
-        try setup.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")
-            .write(toFile: envFile, atomically: true, encoding: .utf8)
-        let environment = [
-            "SUBRECON_ENV_FILE": envFile, "SUBRECON_BIN": SubreconBinary.path,
-            "BACKFILL_LOG_FILE": world.folder + "/backfill.log",
-        ]
-        for attempt in 1...2 {
-            let job = try await ShellScript.run(Self.jobs + "/backfill-notifications.sh", environment: environment)
-            #expect(job.exitCode == 0, "\(job.stderr)")
-            let log = try String(contentsOfFile: world.folder + "/backfill.log", encoding: .utf8)
-            let line = log.split(separator: "\n").last.map(String.init) ?? ""
-            #expect(line.contains("production exit=0"), "\(log)")
-            #expect(line.contains("3 notification(s) in Apple's history"), "\(line)")
-            #expect(line.contains(attempt == 1 ? "stored 3 notification(s)" : "3 already stored"), "\(line)")
-        }
-        let rows = try await world.report(.notifications)
-        #expect(Set(rows.compactMap { $0["notification_uuid"] }) == Set(missed.map(\.notificationUUID)))
-        #expect(!rows.contains { $0["notification_uuid"] == old.notificationUUID })
-        #expect(rows.allSatisfy { $0["deliveries"] == "2" && $0["outcome"] == "applied" })
     }
 }
 

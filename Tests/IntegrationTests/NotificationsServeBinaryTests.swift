@@ -16,46 +16,46 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subrecon-serve-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
-        let rootFile = folder + "/root.pem"
-        try world.simulator.rootCertificatePEM.write(toFile: rootFile, atomically: true, encoding: .utf8)
-        let (child, url) = try await Self.startServing(
-            in: folder,
-            environment: world.storeEnvironment.merging(
-                ["SUBRECON_BUNDLE_ID": SimulatedProducts.bundleID, "SUBRECON_APPLE_ROOT_CA_FILE": rootFile]) { $1 })
-        var stopped = false
-        defer { if !stopped { kill(child.processIdentifier, SIGKILL) } }
+        try await TestWorld.make().closing { world in
+            let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
+            let rootFile = folder + "/root.pem"
+            try world.simulator.rootCertificatePEM.write(toFile: rootFile, atomically: true, encoding: .utf8)
+            let (child, url) = try await Self.startServing(
+                in: folder,
+                environment: world.storeEnvironment.merging(
+                    ["SUBRECON_BUNDLE_ID": SimulatedProducts.bundleID, "SUBRECON_APPLE_ROOT_CA_FILE": rootFile]) { $1 })
+            var stopped = false
+            defer { if !stopped { kill(child.processIdentifier, SIGKILL) } }
 
-        let client = CurlTransport(maxConnections: 2)
-        defer { client.shutdown() }
-        let renewal = world.simulator.makeNotification(.didRenew, for: subscriber)
-        let notification = try await client.send(
-            HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: renewal.bodyBytes))
-        let forged = try await client.send(
-            HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: Array(#"{"signedPayload":"x"}"#.utf8)))
-        let base = String(url.dropLast("/apple/notifications".count))
-        let health = try await client.send(HTTPRequest(url: base + "/healthz", method: "GET"))
-        let metrics = try await client.send(HTTPRequest(url: base + "/metrics", method: "GET"))
+            let client = CurlTransport(maxConnections: 2)
+            defer { client.shutdown() }
+            let renewal = world.simulator.makeNotification(.didRenew, for: subscriber)
+            let notification = try await client.send(
+                HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: renewal.bodyBytes))
+            let forged = try await client.send(
+                HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: Array(#"{"signedPayload":"x"}"#.utf8)))
+            let base = String(url.dropLast("/apple/notifications".count))
+            let health = try await client.send(HTTPRequest(url: base + "/healthz", method: "GET"))
+            let metrics = try await client.send(HTTPRequest(url: base + "/metrics", method: "GET"))
 
-        kill(child.processIdentifier, SIGTERM)
-        let status = await SubreconBinary.wait(child)
-        stopped = true
+            kill(child.processIdentifier, SIGTERM)
+            let status = await SubreconBinary.wait(child)
+            stopped = true
 
-        #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/apple/notifications"))
-        #expect(notification.status == 200)
-        #expect(forged.status == 400)
-        #expect(health.status == 200)
-        #expect(String(decoding: metrics.body, as: UTF8.self).contains("subrecon_notifications_received_total 2\n"))
-        #expect(status == 0, "SIGTERM is a clean stop")
-        let stored = try await world.report(.notifications)
-        #expect(stored.map { $0["notification_uuid"] } == [renewal.notificationUUID])
-        #expect(stored.first?["user_id"] == "user-a")
-        // The receiver's last notification shows in `status`.
-        let statusReport = try await StatusReport.load(from: world.store, nowMs: world.clock.nowMs)
-        #expect(statusReport.notifications.total == 1)
-        #expect(statusReport.notifications.lastReceivedAt != nil)
+            #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/apple/notifications"))
+            #expect(notification.status == 200)
+            #expect(forged.status == 400)
+            #expect(health.status == 200)
+            #expect(String(decoding: metrics.body, as: UTF8.self).contains("subrecon_notifications_received_total 2\n"))
+            #expect(status == 0, "SIGTERM is a clean stop")
+            let stored = try await world.report(.notifications)
+            #expect(stored.map { $0["notification_uuid"] } == [renewal.notificationUUID])
+            #expect(stored.first?["user_id"] == "user-a")
+            // The receiver's last notification shows in `status`.
+            let statusReport = try await StatusReport.load(from: world.store, nowMs: world.clock.nowMs)
+            #expect(statusReport.notifications.total == 1)
+            #expect(statusReport.notifications.lastReceivedAt != nil)
+        }
     }
 
     @Test(.timeLimit(.minutes(1)))

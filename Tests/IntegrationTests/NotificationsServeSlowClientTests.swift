@@ -104,69 +104,69 @@ import Testing
     /// are cut the waiting ones are served and a signed notification is stored.
     @Test(.timeLimit(.minutes(1)))
     func beyondTheConnectionCapNewConnectionsWaitUntilLoadDrops() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
-        let receiver = try await Receiver.start(
-            // A long idle timeout: the served first connection must stay open through the whole test.
-            ["--read-timeout", "8", "--idle-timeout", "60", "--max-connections", "20"], world: world)
-        defer { receiver.stop() }
+        try await TestWorld.make().closing { world in
+            let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
+            let receiver = try await Receiver.start(
+                // A long idle timeout: the served first connection must stay open through the whole test.
+                ["--read-timeout", "8", "--idle-timeout", "60", "--max-connections", "20"], world: world)
+            defer { receiver.stop() }
 
-        // One served connection, then 19 slow ones: the cap is reached.
-        let first = try RawTCPConnection(port: receiver.port)
-        first.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        #expect(try await first.response(timeout: .seconds(5))?.status == 200)
-        var slow: [RawTCPConnection] = []
-        for _ in 0..<19 {
-            let connection = try RawTCPConnection(port: receiver.port)
-            connection.send(Self.announced100KB + "{")
-            slow.append(connection)
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        // Five more, each with a whole request: not served while the cap holds.
-        var extra: [RawTCPConnection] = []
-        for _ in 0..<5 {
-            let connection = try RawTCPConnection(port: receiver.port)
-            connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            extra.append(connection)
-        }
-        var servedBeyondTheCap = 0
-        for connection in extra {
-            if try await connection.response(timeout: .milliseconds(200)) != nil { servedBeyondTheCap += 1 }
-        }
-        #expect(servedBeyondTheCap == 0, "connections beyond the cap must wait, not be served")
-        // An open connection still gets answers, and the receiver counts exactly 20 open.
-        first.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        #expect(try await first.response(timeout: .seconds(5))?.status == 200, "/healthz on an open connection at the cap")
-        let atTheCap = try await receiver.metrics(over: first)
-        #expect(atTheCap.contains("subrecon_notification_connections_open 20\n"), "\(atTheCap)")
-        #expect(atTheCap.contains("subrecon_notification_connections_max 20\n"))
-        #expect(!extra.contains { $0.closedByPeer }, "waiting, not refused")
+            // One served connection, then 19 slow ones: the cap is reached.
+            let first = try RawTCPConnection(port: receiver.port)
+            first.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(try await first.response(timeout: .seconds(5))?.status == 200)
+            var slow: [RawTCPConnection] = []
+            for _ in 0..<19 {
+                let connection = try RawTCPConnection(port: receiver.port)
+                connection.send(Self.announced100KB + "{")
+                slow.append(connection)
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            // Five more, each with a whole request: not served while the cap holds.
+            var extra: [RawTCPConnection] = []
+            for _ in 0..<5 {
+                let connection = try RawTCPConnection(port: receiver.port)
+                connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                extra.append(connection)
+            }
+            var servedBeyondTheCap = 0
+            for connection in extra {
+                if try await connection.response(timeout: .milliseconds(200)) != nil { servedBeyondTheCap += 1 }
+            }
+            #expect(servedBeyondTheCap == 0, "connections beyond the cap must wait, not be served")
+            // An open connection still gets answers, and the receiver counts exactly 20 open.
+            first.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(try await first.response(timeout: .seconds(5))?.status == 200, "/healthz on an open connection at the cap")
+            let atTheCap = try await receiver.metrics(over: first)
+            #expect(atTheCap.contains("subrecon_notification_connections_open 20\n"), "\(atTheCap)")
+            #expect(atTheCap.contains("subrecon_notification_connections_max 20\n"))
+            #expect(!extra.contains { $0.closedByPeer }, "waiting, not refused")
 
-        // The slow ones are cut at the read timeout; then the waiting ones are accepted and served.
-        var servedLater = 0
-        for connection in extra {
-            if try await connection.response(timeout: .seconds(10))?.status == 200 { servedLater += 1 }
-        }
-        #expect(servedLater == 5, "the connections that waited are served once the slow ones are cut")
-        var cut = 0
-        for connection in slow {
-            if try await connection.waitUntilClosed(timeout: .seconds(5)) != nil { cut += 1 }
-        }
-        #expect(cut == 19, "the slow ones were cut")
+            // The slow ones are cut at the read timeout; then the waiting ones are accepted and served.
+            var servedLater = 0
+            for connection in extra {
+                if try await connection.response(timeout: .seconds(10))?.status == 200 { servedLater += 1 }
+            }
+            #expect(servedLater == 5, "the connections that waited are served once the slow ones are cut")
+            var cut = 0
+            for connection in slow {
+                if try await connection.waitUntilClosed(timeout: .seconds(5)) != nil { cut += 1 }
+            }
+            #expect(cut == 19, "the slow ones were cut")
 
-        // An Apple-like POST is stored.
-        let client = CurlTransport(maxConnections: 1)
-        defer { client.shutdown() }
-        let renewal = world.simulator.makeNotification(.didRenew, for: subscriber)
-        let answer = try await client.send(
-            HTTPRequest(url: receiver.url, headers: [("Content-Type", "application/json")], body: renewal.bodyBytes))
-        #expect(answer.status == 200)
-        let metrics = try await receiver.get("/metrics")
-        #expect(metrics.contains("subrecon_notification_read_timeouts_total 19\n"), "\(metrics)")
-        #expect(!metrics.contains("subrecon_notification_connection_limit_reached_total 0\n"))
-        let stored = try await world.report(.notifications)
-        #expect(stored.map { $0["notification_uuid"] } == [renewal.notificationUUID])
+            // An Apple-like POST is stored.
+            let client = CurlTransport(maxConnections: 1)
+            defer { client.shutdown() }
+            let renewal = world.simulator.makeNotification(.didRenew, for: subscriber)
+            let answer = try await client.send(
+                HTTPRequest(url: receiver.url, headers: [("Content-Type", "application/json")], body: renewal.bodyBytes))
+            #expect(answer.status == 200)
+            let metrics = try await receiver.get("/metrics")
+            #expect(metrics.contains("subrecon_notification_read_timeouts_total 19\n"), "\(metrics)")
+            #expect(!metrics.contains("subrecon_notification_connection_limit_reached_total 0\n"))
+            let stored = try await world.report(.notifications)
+            #expect(stored.map { $0["notification_uuid"] } == [renewal.notificationUUID])
+        }
     }
 
     /// Bad limits are usage errors that name the setting, before any database is opened.

@@ -17,24 +17,24 @@ import Testing
     }
 
     @Test func aPortInUseIsSaidAsSuch() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        // The simulator of this world holds a loopback port.
-        let port = try #require(world.simulator.baseURL.split(separator: ":").last.map(String.init))
+        try await TestWorld.make().closing { world in
+            // The simulator of this world holds a loopback port.
+            let port = try #require(world.simulator.baseURL.split(separator: ":").last.map(String.init))
 
-        let serve = try await SubreconBinary.run(
-            ["notifications", "serve", "--host", "127.0.0.1", "--port", port],
-            environment: world.storeEnvironment.merging(["SUBRECON_BUNDLE_ID": SimulatedProducts.bundleID]) { $1 })
-        #expect(serve.exitCode == 1, "\(serve.stderr)")
-        #expect(
-            serve.stderr.contains("cannot listen on 127.0.0.1:\(port): another process is already listening on port \(port)"),
-            "\(serve.stderr)")
-        Self.expectNoInternals(serve.stderr)
+            let serve = try await SubreconBinary.run(
+                ["notifications", "serve", "--host", "127.0.0.1", "--port", port],
+                environment: world.storeEnvironment.merging(["SUBRECON_BUNDLE_ID": SimulatedProducts.bundleID]) { $1 })
+            #expect(serve.exitCode == 1, "\(serve.stderr)")
+            #expect(
+                serve.stderr.contains("cannot listen on 127.0.0.1:\(port): another process is already listening on port \(port)"),
+                "\(serve.stderr)")
+            Self.expectNoInternals(serve.stderr)
 
-        let simulator = try await SubreconBinary.run(["simulator", "--port", port])
-        #expect(simulator.exitCode == 1, "\(simulator.stderr)")
-        #expect(simulator.stderr.contains("another process is already listening on port \(port)"), "\(simulator.stderr)")
-        Self.expectNoInternals(simulator.stderr)
+            let simulator = try await SubreconBinary.run(["simulator", "--port", port])
+            #expect(simulator.exitCode == 1, "\(simulator.stderr)")
+            #expect(simulator.stderr.contains("another process is already listening on port \(port)"), "\(simulator.stderr)")
+            Self.expectNoInternals(simulator.stderr)
+        }
     }
 
     @Test func anOutputFolderThatDoesNotExistIsNamed() async throws {
@@ -46,35 +46,35 @@ import Testing
     }
 
     @Test func aDamagedSQLiteFileIsSaidToBeDamagedWithoutItsSQL() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        _ = try await world.importScenarios([.active, .expired, .refunded])
-        // Everything into the main file, then the receipts table's page overwritten: the file
-        // opens, and the status fails in the middle of a query (which printed the whole SQL).
-        let rootPage = try await world.database.writer.writeWithoutTransaction { db in
-            try db.checkpoint(.truncate)
-            return try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'receipts'") ?? 0
+        try await TestWorld.make().closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            _ = try await world.importScenarios([.active, .expired, .refunded])
+            // Everything into the main file, then the receipts table's page overwritten: the file
+            // opens, and the status fails in the middle of a query (which printed the whole SQL).
+            let rootPage = try await world.database.writer.writeWithoutTransaction { db in
+                try db.checkpoint(.truncate)
+                return try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'receipts'") ?? 0
+            }
+            let path = world.databasePath
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+            #expect(rootPage > 1 && bytes.count >= rootPage * pageSize, "page \(rootPage) of \(bytes.count / pageSize)")
+            for offset in (rootPage - 1) * pageSize..<rootPage * pageSize { bytes[offset] = 0xA5 }
+            try bytes.write(to: URL(fileURLWithPath: path))
+
+            let status = try await SubreconBinary.run(["status"], environment: world.storeEnvironment)
+            #expect(status.exitCode == 74, "\(status.stderr)")
+            #expect(status.stderr.contains("the SQLite file is damaged"), "\(status.stderr)")
+            #expect(status.stderr.contains("restore it from a backup"), "\(status.stderr)")
+            Self.expectNoInternals(status.stderr)
+
+            let notSQLite = world.folder + "/notes.txt"
+            try String(repeating: "not a database\n", count: 100).write(toFile: notSQLite, atomically: true, encoding: .utf8)
+            let wrongFile = try await SubreconBinary.run(["status", "--db", notSQLite])
+            #expect(wrongFile.exitCode == 2, "\(wrongFile.stderr)")
+            #expect(wrongFile.stderr.contains("the file is not a SQLite database"), "\(wrongFile.stderr)")
         }
-        let path = world.databasePath
-        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
-        #expect(rootPage > 1 && bytes.count >= rootPage * pageSize, "page \(rootPage) of \(bytes.count / pageSize)")
-        for offset in (rootPage - 1) * pageSize..<rootPage * pageSize { bytes[offset] = 0xA5 }
-        try bytes.write(to: URL(fileURLWithPath: path))
-
-        let status = try await SubreconBinary.run(["status"], environment: world.storeEnvironment)
-        #expect(status.exitCode == 74, "\(status.stderr)")
-        #expect(status.stderr.contains("the SQLite file is damaged"), "\(status.stderr)")
-        #expect(status.stderr.contains("restore it from a backup"), "\(status.stderr)")
-        Self.expectNoInternals(status.stderr)
-
-        let notSQLite = world.folder + "/notes.txt"
-        try String(repeating: "not a database\n", count: 100).write(toFile: notSQLite, atomically: true, encoding: .utf8)
-        let wrongFile = try await SubreconBinary.run(["status", "--db", notSQLite])
-        #expect(wrongFile.exitCode == 2, "\(wrongFile.stderr)")
-        #expect(wrongFile.stderr.contains("the file is not a SQLite database"), "\(wrongFile.stderr)")
     }
 
     /// Said once: that it retries, for how long, and why; then the reason in words, exit 74.

@@ -22,87 +22,87 @@ import Testing
     static func occurrences(of text: String, in output: String) -> Int { output.components(separatedBy: text).count - 1 }
 
     @Test(arguments: StoreKind.allCases) func theSummaryIsOnStdoutOnceAndNotLoggedAgain(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        _ = try await world.importScenarios([.active, .expired])
+        try await TestWorld.make(store: store).closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            _ = try await world.importScenarios([.active, .expired])
 
-        let run = try await SubreconBinary.run(["run"], environment: environment(world))
+            let run = try await SubreconBinary.run(["run"], environment: environment(world))
 
-        #expect(run.exitCode == 0, "\(run.stderr)")
-        #expect(Self.occurrences(of: "nightly run 1 completed: 2 receipts", in: run.stdout) == 1, "\(run.stdout)")
-        #expect(run.stderr.isEmpty, "\(run.stderr)")
+            #expect(run.exitCode == 0, "\(run.stderr)")
+            #expect(Self.occurrences(of: "nightly run 1 completed: 2 receipts", in: run.stdout) == 1, "\(run.stdout)")
+            #expect(run.stderr.isEmpty, "\(run.stderr)")
+        }
     }
 
     @Test(arguments: StoreKind.allCases) func appleStoppingTheRunIsExplainedOnce(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        _ = try await world.importScenarios([.active, .expired])
+        try await TestWorld.make(store: store).closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            _ = try await world.importScenarios([.active, .expired])
 
-        let run = try await SubreconBinary.run(["run"], environment: environment(world, secret: "not-the-secret"))
+            let run = try await SubreconBinary.run(["run"], environment: environment(world, secret: "not-the-secret"))
 
-        #expect(run.exitCode == 2, "\(run.stderr)")
-        #expect(Self.occurrences(of: "Apple answered 21004: the shared secret does not match", in: run.stderr) == 1, "\(run.stderr)")
-        #expect(Self.occurrences(of: "nightly run 1 aborted", in: run.stdout + run.stderr) == 1, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.exitCode == 2, "\(run.stderr)")
+            #expect(Self.occurrences(of: "Apple answered 21004: the shared secret does not match", in: run.stderr) == 1, "\(run.stderr)")
+            #expect(Self.occurrences(of: "nightly run 1 aborted", in: run.stdout + run.stderr) == 1, "\(run.stdout)\n\(run.stderr)")
+        }
     }
 
     @Test func aQuietNightLeavesTheJobsErrorFileEmpty() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        _ = try await world.importScenarios([.active, .expired])
-        let log = world.folder + "/log/nightly.log"
-        var environment = environment(world)
-        environment["SUBRECON_ENV_FILE"] = world.folder + "/none.env"
-        environment["SUBRECON_BIN"] = SubreconBinary.path
-        environment["SUBRECON_LOG_FILE"] = log
+        try await TestWorld.make().closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            _ = try await world.importScenarios([.active, .expired])
+            let log = world.folder + "/log/nightly.log"
+            var environment = environment(world)
+            environment["SUBRECON_ENV_FILE"] = world.folder + "/none.env"
+            environment["SUBRECON_BIN"] = SubreconBinary.path
+            environment["SUBRECON_LOG_FILE"] = log
 
-        let job = try await ShellScript.run(Self.jobs + "/nightly.sh", environment: environment)
+            let job = try await ShellScript.run(Self.jobs + "/nightly.sh", environment: environment)
 
-        #expect(job.exitCode == 0, "\(job.stderr)")
-        #expect(job.stdout.isEmpty && job.stderr.isEmpty, "cron mails any output: \(job.stdout)\(job.stderr)")
-        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].contains("exit=0 nightly run 1 completed: 2 receipts"), "\(lines)")
-        let errors = (try? String(contentsOfFile: world.folder + "/log/nightly.err", encoding: .utf8)) ?? ""
-        #expect(errors.isEmpty, "\(errors)")
+            #expect(job.exitCode == 0, "\(job.stderr)")
+            #expect(job.stdout.isEmpty && job.stderr.isEmpty, "cron mails any output: \(job.stdout)\(job.stderr)")
+            let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("exit=0 nightly run 1 completed: 2 receipts"), "\(lines)")
+            let errors = (try? String(contentsOfFile: world.folder + "/log/nightly.err", encoding: .utf8)) ?? ""
+            #expect(errors.isEmpty, "\(errors)")
+        }
     }
 
     /// Every kind `report` writes without an argument, dated; the dashboard; apple-parity only
     /// where Apple's sales reports are fetched (SUBRECON_VENDOR_NUMBER). Nothing on stdout or stderr.
     @Test(arguments: StoreKind.allCases) func theExportJobIsQuietAndExportsEveryKind(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        _ = try await world.importScenarios([.active, .expired, .refunded])
-        #expect(try await world.run().exitCode == 0)
-        let envFile = world.folder + "/subrecon.env"
-        try world.storeEnvironment.map { "\($0.key)=\($0.value)\n" }.sorted().joined()
-            .write(toFile: envFile, atomically: true, encoding: .utf8)
-        let out = world.folder + "/reports"
-        let environment = ["SUBRECON_ENV_FILE": envFile, "SUBRECON_BIN": SubreconBinary.path]
+        try await TestWorld.make(store: store).closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            _ = try await world.importScenarios([.active, .expired, .refunded])
+            #expect(try await world.run().exitCode == 0)
+            let envFile = world.folder + "/subrecon.env"
+            try world.storeEnvironment.map { "\($0.key)=\($0.value)\n" }.sorted().joined()
+                .write(toFile: envFile, atomically: true, encoding: .utf8)
+            let out = world.folder + "/reports"
+            let environment = ["SUBRECON_ENV_FILE": envFile, "SUBRECON_BIN": SubreconBinary.path]
 
-        let job = try await ShellScript.run(Self.jobs + "/export-reports.sh", [out], environment: environment)
+            let job = try await ShellScript.run(Self.jobs + "/export-reports.sh", [out], environment: environment)
 
-        #expect(job.exitCode == 0, "\(job.stderr)")
-        #expect(job.stdout.isEmpty && job.stderr.isEmpty, "cron mails any output: \(job.stdout)\(job.stderr)")
-        let day = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
-        let files = Set(try FileManager.default.contentsOfDirectory(atPath: out))
-        let kinds = ReportKind.allCases.filter { $0 != .dashboard && $0 != .appleParity }
-        for kind in kinds {
-            let file = "\(kind.rawValue)-\(day).csv"
-            #expect(files.contains(file), "\(file): \(files.sorted())")
-            let header = try String(contentsOfFile: out + "/" + file, encoding: .utf8).split(separator: "\n").first
-            #expect(header.map { String($0).hasPrefix(kind.columns.joined(separator: ",")) } == true, "\(file)")
+            #expect(job.exitCode == 0, "\(job.stderr)")
+            #expect(job.stdout.isEmpty && job.stderr.isEmpty, "cron mails any output: \(job.stdout)\(job.stderr)")
+            let day = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+            let files = Set(try FileManager.default.contentsOfDirectory(atPath: out))
+            let kinds = ReportKind.allCases.filter { $0 != .dashboard && $0 != .appleParity }
+            for kind in kinds {
+                let file = "\(kind.rawValue)-\(day).csv"
+                #expect(files.contains(file), "\(file): \(files.sorted())")
+                let header = try String(contentsOfFile: out + "/" + file, encoding: .utf8).split(separator: "\n").first
+                #expect(header.map { String($0).hasPrefix(kind.columns.joined(separator: ",")) } == true, "\(file)")
+            }
+            #expect(files.contains("dashboard-\(day).html"))
+            #expect(files.count == kinds.count + 1, "no apple-parity without SUBRECON_VENDOR_NUMBER: \(files.sorted())")
+
+            // Where Apple's reports are fetched, the ledger is matched against them too.
+            let withApple = try await ShellScript.run(
+                Self.jobs + "/export-reports.sh", [out], environment: environment.merging(["SUBRECON_VENDOR_NUMBER": "80012345"]) { $1 })
+            #expect(FileManager.default.fileExists(atPath: out + "/apple-parity-\(day).csv"), "\(withApple.stderr)")
+            #expect(withApple.stdout.isEmpty, "\(withApple.stdout)")
+            #expect((withApple.exitCode == 0) == withApple.stderr.isEmpty, "\(withApple.exitCode): \(withApple.stderr)")
         }
-        #expect(files.contains("dashboard-\(day).html"))
-        #expect(files.count == kinds.count + 1, "no apple-parity without SUBRECON_VENDOR_NUMBER: \(files.sorted())")
-
-        // Where Apple's reports are fetched, the ledger is matched against them too.
-        let withApple = try await ShellScript.run(
-            Self.jobs + "/export-reports.sh", [out], environment: environment.merging(["SUBRECON_VENDOR_NUMBER": "80012345"]) { $1 })
-        #expect(FileManager.default.fileExists(atPath: out + "/apple-parity-\(day).csv"), "\(withApple.stderr)")
-        #expect(withApple.stdout.isEmpty, "\(withApple.stdout)")
-        #expect((withApple.exitCode == 0) == withApple.stderr.isEmpty, "\(withApple.exitCode): \(withApple.stderr)")
     }
 }

@@ -25,46 +25,46 @@ import Testing
 
     /// Two nightly runs four weeks apart over every scenario, plus one receipt claimed by two users.
     @Test(arguments: StoreKind.allCases) func everyReportMatchesItsGoldenFile(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        try await world.importScenarios(SimulatedScenario.allCases)
-        // The `active` account's receipt, handed over again for a second app user (a shared Apple ID).
-        let copy = world.receipt(.active, id: 1)
-        _ = try await world.store.importReceipts(
-            [ImportRow(line: 2, userID: "user-active-second-device", receiptData: copy)], nowMs: world.clock.nowMs)
+        try await TestWorld.make(store: store).closing { world in
+            try await world.importScenarios(SimulatedScenario.allCases)
+            // The `active` account's receipt, handed over again for a second app user (a shared Apple ID).
+            let copy = world.receipt(.active, id: 1)
+            _ = try await world.store.importReceipts(
+                [ImportRow(line: 2, userID: "user-active-second-device", receiptData: copy)], nowMs: world.clock.nowMs)
 
-        let first = try await world.run()
-        #expect(first.runID == 1)
-        world.clock.advance(byMs: 28 * DuePolicy.day)
-        let second = try await world.run(.all)
-        #expect(second.runID == 2)
-        try await Self.receiveNotifications(world)
+            let first = try await world.run()
+            #expect(first.runID == 1)
+            world.clock.advance(byMs: 28 * DuePolicy.day)
+            let second = try await world.run(.all)
+            #expect(second.runID == 2)
+            try await Self.receiveNotifications(world)
 
-        let reports: [(file: String, kind: ReportKind, options: ReportOptions)] = [
-            ("subscriptions", .subscriptions, .init()),
-            ("renewals", .renewals, .init()),
-            ("runs", .runs, .init()),
-            ("run-items", .runItems, .init()),
-            ("changes", .changes, .init()),
-            ("changes-run-1", .changes, .init(runID: 1)),
-            ("expiring", .expiring, .init(nowMs: world.clock.nowMs)),
-            ("unrecorded", .unrecorded, Self.everyFoundPeriod),
-            ("unrecorded-lost-orders", .unrecorded, .init()),
-            ("shared", .shared, .init()),
-            ("notifications", .notifications, .init()),
-            ("revenue", .revenue, .init(nowMs: world.clock.nowMs)),
-            ("metrics", .metrics, .init(nowMs: world.clock.nowMs)),
-        ]
-        // The runs' worker is this process (`HOST:PID`): the golden file holds a placeholder.
-        let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
-        for report in reports {
-            let csv = try await export(world, report.kind, report.options)
-            if report.kind == .runs { #expect(csv.contains("," + worker + ",")) }
-            try compareWithGolden(csv.replacingOccurrences(of: "," + worker + ",", with: ",HOST:PID,"), name: report.file)
+            let reports: [(file: String, kind: ReportKind, options: ReportOptions)] = [
+                ("subscriptions", .subscriptions, .init()),
+                ("renewals", .renewals, .init()),
+                ("runs", .runs, .init()),
+                ("run-items", .runItems, .init()),
+                ("changes", .changes, .init()),
+                ("changes-run-1", .changes, .init(runID: 1)),
+                ("expiring", .expiring, .init(nowMs: world.clock.nowMs)),
+                ("unrecorded", .unrecorded, Self.everyFoundPeriod),
+                ("unrecorded-lost-orders", .unrecorded, .init()),
+                ("shared", .shared, .init()),
+                ("notifications", .notifications, .init()),
+                ("revenue", .revenue, .init(nowMs: world.clock.nowMs)),
+                ("metrics", .metrics, .init(nowMs: world.clock.nowMs)),
+            ]
+            // The runs' worker is this process (`HOST:PID`): the golden file holds a placeholder.
+            let worker = "\(ProcessInfo.processInfo.hostName):\(getpid())"
+            for report in reports {
+                let csv = try await export(world, report.kind, report.options)
+                if report.kind == .runs { #expect(csv.contains("," + worker + ",")) }
+                try compareWithGolden(csv.replacingOccurrences(of: "," + worker + ",", with: ",HOST:PID,"), name: report.file)
+            }
+            // Every CSV kind has a golden file (the dashboard is a page: DashboardBrowserTests;
+            // apple-parity needs prices and Apple's reports: AppleParityTests writes Golden/apple-parity.csv).
+            #expect(Set(reports.map(\.kind)) == Set(ReportKind.allCases).subtracting([.dashboard, .appleParity]))
         }
-        // Every CSV kind has a golden file (the dashboard is a page: DashboardBrowserTests;
-        // apple-parity needs prices and Apple's reports: AppleParityTests writes Golden/apple-parity.csv).
-        #expect(Set(reports.map(\.kind)) == Set(ReportKind.allCases).subtracting([.dashboard, .appleParity]))
     }
 
     /// `report unrecorded --all`.
@@ -106,253 +106,253 @@ import Testing
     // MARK: - changes
 
     @Test(arguments: StoreKind.allCases) func aRenewalFoundAfterExpiryIsReportedAsRenewed(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.active])
-        _ = try await world.run()
-        let before = try #require(try await world.subscriptions().first)
+        try await TestWorld.make(store: store).closing { world in
+            try await world.importScenarios([.active])
+            _ = try await world.run()
+            let before = try #require(try await world.subscriptions().first)
 
-        world.clock.set(nowMs: before.expiresDateMs + DuePolicy.hour + 1)
-        let second = try await world.run()
+            world.clock.set(nowMs: before.expiresDateMs + DuePolicy.hour + 1)
+            let second = try await world.run()
 
-        #expect(second.count(.updated) == 1)
-        let rows = try await table(world, .changes)
-        #expect(rows.count == 1)
-        let row = try #require(rows.first)
-        #expect(row["run_id"] == String(second.runID ?? 0))
-        #expect(row["change"] == "renewed")
-        #expect(row["old_status"] == "active")
-        #expect(row["new_status"] == "active")
-        #expect(row["old_expires_at"] == ISO8601.string(fromMilliseconds: before.expiresDateMs))
-        #expect(row["new_expires_date_ms"].flatMap { Int64($0) } ?? 0 > before.expiresDateMs)
-        #expect(row["changed_at"] == ISO8601.string(fromMilliseconds: world.clock.nowMs))
-        // The first run's rows are all `new`, with empty old values.
-        let firstRun = try await table(world, .changes, .init(runID: 1))
-        #expect(firstRun.map { $0["change"] } == ["new"])
-        #expect(firstRun.first?["old_status"] == "")
+            #expect(second.count(.updated) == 1)
+            let rows = try await table(world, .changes)
+            #expect(rows.count == 1)
+            let row = try #require(rows.first)
+            #expect(row["run_id"] == String(second.runID ?? 0))
+            #expect(row["change"] == "renewed")
+            #expect(row["old_status"] == "active")
+            #expect(row["new_status"] == "active")
+            #expect(row["old_expires_at"] == ISO8601.string(fromMilliseconds: before.expiresDateMs))
+            #expect(row["new_expires_date_ms"].flatMap { Int64($0) } ?? 0 > before.expiresDateMs)
+            #expect(row["changed_at"] == ISO8601.string(fromMilliseconds: world.clock.nowMs))
+            // The first run's rows are all `new`, with empty old values.
+            let firstRun = try await table(world, .changes, .init(runID: 1))
+            #expect(firstRun.map { $0["change"] } == ["new"])
+            #expect(firstRun.first?["old_status"] == "")
+        }
     }
 
     /// Scripted accounts whose events fall between runs; each run then shows one kind of change.
     @Test(arguments: StoreKind.allCases) func eachKindOfChangeGetsItsWord(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        let now = world.clock.nowMs
-        let day = DuePolicy.day
-        func monthly(_ configure: (inout SimulatedSubscription) -> Void) -> SimulatedSubscription {
-            var s = SimulatedSubscription(
-                productID: SimulatedProducts.proMonthly, periodMs: SimulatedProducts.monthMs, firstPurchaseMs: now - 10 * day)
-            configure(&s)
-            return s
+        try await TestWorld.make(store: store).closing { world in
+            let now = world.clock.nowMs
+            let day = DuePolicy.day
+            func monthly(_ configure: (inout SimulatedSubscription) -> Void) -> SimulatedSubscription {
+                var s = SimulatedSubscription(
+                    productID: SimulatedProducts.proMonthly, periodMs: SimulatedProducts.monthMs, firstPurchaseMs: now - 10 * day)
+                configure(&s)
+                return s
+            }
+            // The current period of each ends at now + 20 days.
+            let accounts: [(String, SimulatedSubscription)] = [
+                ("plain", monthly { _ in }),
+                ("refund", monthly { $0.refundAtMs = now + day }),
+                ("cancel", monthly { $0.cancelAtMs = now + day }),
+                ("upgrade", monthly { $0.upgradeAtMs = now + day; $0.upgradeProductID = SimulatedProducts.premiumMonthly }),
+                ("grace", monthly { $0.billingFailureAtMs = now + 19 * day; $0.graceDays = 16 }),
+                ("retry", monthly { $0.billingFailureAtMs = now + 19 * day; $0.recoverAtMs = now + 25 * day }),
+            ]
+            let rows = accounts.enumerated().map { index, account in
+                ImportRow(
+                    line: index + 2, userID: "user-\(account.0)",
+                    receiptData: SimulatedReceipt.encode(
+                        SimulatedSubscriber(id: Int64(100 + index), subscriptions: [account.1], paddingBytes: 64)))
+            }
+            _ = try await world.store.importReceipts(rows, nowMs: now)
+
+            func changes(afterRunAt ms: Int64) async throws -> [String: String] {
+                world.clock.set(nowMs: ms)
+                let summary = try await world.run(.all)
+                #expect(summary.exitCode == 0)
+                let rows = try await table(world, .changes)
+                #expect(rows.allSatisfy { $0["run_id"] == String(summary.runID ?? 0) })
+                return Dictionary(uniqueKeysWithValues: rows.map { ($0["user_id"] ?? "", $0["change"] ?? "") })
+            }
+
+            let first = try await changes(afterRunAt: now)
+            #expect(first == Dictionary(uniqueKeysWithValues: accounts.map { ("user-\($0.0)", "new") }))
+
+            let second = try await changes(afterRunAt: now + 2 * day)
+            #expect(second == ["user-refund": "refunded", "user-cancel": "auto_renew_changed", "user-upgrade": "product_changed"])
+
+            let third = try await changes(afterRunAt: now + 21 * day)
+            #expect(third == [
+                "user-plain": "renewed", "user-cancel": "expired", "user-grace": "entered_grace_period",
+                "user-retry": "entered_billing_retry",
+            ])
+
+            let fourth = try await changes(afterRunAt: now + 26 * day)
+            #expect(fourth["user-retry"] == "recovered")
+
+            // The product change shows both products side by side.
+            let upgrade = try #require(try await table(world, .changes, .init(runID: 2)).first { $0["user_id"] == "user-upgrade" })
+            #expect(upgrade["old_product_id"] == SimulatedProducts.proMonthly)
+            #expect(upgrade["new_product_id"] == SimulatedProducts.premiumMonthly)
+            let cancel = try #require(try await table(world, .changes, .init(runID: 2)).first { $0["user_id"] == "user-cancel" })
+            #expect(cancel["old_auto_renew_status"] == "1")
+            #expect(cancel["new_auto_renew_status"] == "0")
+
+            // --since/--until select runs by start time: half-open, so runs 2 and 3 only.
+            let window = try await table(world, .changes, .init(sinceMs: now + 2 * day, untilMs: now + 26 * day))
+            #expect(Set(window.compactMap { $0["run_id"] }) == ["2", "3"])
         }
-        // The current period of each ends at now + 20 days.
-        let accounts: [(String, SimulatedSubscription)] = [
-            ("plain", monthly { _ in }),
-            ("refund", monthly { $0.refundAtMs = now + day }),
-            ("cancel", monthly { $0.cancelAtMs = now + day }),
-            ("upgrade", monthly { $0.upgradeAtMs = now + day; $0.upgradeProductID = SimulatedProducts.premiumMonthly }),
-            ("grace", monthly { $0.billingFailureAtMs = now + 19 * day; $0.graceDays = 16 }),
-            ("retry", monthly { $0.billingFailureAtMs = now + 19 * day; $0.recoverAtMs = now + 25 * day }),
-        ]
-        let rows = accounts.enumerated().map { index, account in
-            ImportRow(
-                line: index + 2, userID: "user-\(account.0)",
-                receiptData: SimulatedReceipt.encode(
-                    SimulatedSubscriber(id: Int64(100 + index), subscriptions: [account.1], paddingBytes: 64)))
-        }
-        _ = try await world.store.importReceipts(rows, nowMs: now)
-
-        func changes(afterRunAt ms: Int64) async throws -> [String: String] {
-            world.clock.set(nowMs: ms)
-            let summary = try await world.run(.all)
-            #expect(summary.exitCode == 0)
-            let rows = try await table(world, .changes)
-            #expect(rows.allSatisfy { $0["run_id"] == String(summary.runID ?? 0) })
-            return Dictionary(uniqueKeysWithValues: rows.map { ($0["user_id"] ?? "", $0["change"] ?? "") })
-        }
-
-        let first = try await changes(afterRunAt: now)
-        #expect(first == Dictionary(uniqueKeysWithValues: accounts.map { ("user-\($0.0)", "new") }))
-
-        let second = try await changes(afterRunAt: now + 2 * day)
-        #expect(second == ["user-refund": "refunded", "user-cancel": "auto_renew_changed", "user-upgrade": "product_changed"])
-
-        let third = try await changes(afterRunAt: now + 21 * day)
-        #expect(third == [
-            "user-plain": "renewed", "user-cancel": "expired", "user-grace": "entered_grace_period",
-            "user-retry": "entered_billing_retry",
-        ])
-
-        let fourth = try await changes(afterRunAt: now + 26 * day)
-        #expect(fourth["user-retry"] == "recovered")
-
-        // The product change shows both products side by side.
-        let upgrade = try #require(try await table(world, .changes, .init(runID: 2)).first { $0["user_id"] == "user-upgrade" })
-        #expect(upgrade["old_product_id"] == SimulatedProducts.proMonthly)
-        #expect(upgrade["new_product_id"] == SimulatedProducts.premiumMonthly)
-        let cancel = try #require(try await table(world, .changes, .init(runID: 2)).first { $0["user_id"] == "user-cancel" })
-        #expect(cancel["old_auto_renew_status"] == "1")
-        #expect(cancel["new_auto_renew_status"] == "0")
-
-        // --since/--until select runs by start time: half-open, so runs 2 and 3 only.
-        let window = try await table(world, .changes, .init(sinceMs: now + 2 * day, untilMs: now + 26 * day))
-        #expect(Set(window.compactMap { $0["run_id"] }) == ["2", "3"])
     }
 
     @Test(arguments: StoreKind.allCases) func aDryRunRecordsNoChanges(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.active, .refunded])
-        _ = try await world.run(dryRun: true)
-        #expect(try await world.count("SELECT COUNT(*) FROM subscription_changes") == 0)
+        try await TestWorld.make(store: store).closing { world in
+            try await world.importScenarios([.active, .refunded])
+            _ = try await world.run(dryRun: true)
+            #expect(try await world.count("SELECT COUNT(*) FROM subscription_changes") == 0)
+        }
     }
 
     // MARK: - shared, unrecorded, expiring
 
     @Test(arguments: StoreKind.allCases) func oneAppleSubscriptionImportedForTwoUsersIsShared(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        let data = world.receipt(.active, id: 7)
-        _ = try await world.store.importReceipts(
-            [ImportRow(line: 2, userID: "alice", receiptData: data)], nowMs: world.clock.nowMs)
-        world.clock.advance(byMs: DuePolicy.hour)
-        _ = try await world.store.importReceipts(
-            [ImportRow(line: 2, userID: "bob", receiptData: data)], nowMs: world.clock.nowMs)
-        try await world.importScenarios([.expired])  // someone else, not shared
-        _ = try await world.run()
+        try await TestWorld.make(store: store).closing { world in
+            let data = world.receipt(.active, id: 7)
+            _ = try await world.store.importReceipts(
+                [ImportRow(line: 2, userID: "alice", receiptData: data)], nowMs: world.clock.nowMs)
+            world.clock.advance(byMs: DuePolicy.hour)
+            _ = try await world.store.importReceipts(
+                [ImportRow(line: 2, userID: "bob", receiptData: data)], nowMs: world.clock.nowMs)
+            try await world.importScenarios([.expired])  // someone else, not shared
+            _ = try await world.run()
 
-        let rows = try await table(world, .shared)
+            let rows = try await table(world, .shared)
 
-        #expect(rows.map { $0["user_id"] } == ["alice", "bob"], "earliest receipt first")
-        #expect(Set(rows.map { $0["original_transaction_id"] }).count == 1)
-        #expect(rows.allSatisfy { $0["users"] == "2" && $0["status"] == "active" && $0["entitled"] == "true" })
-        #expect(rows.map { $0["receipt_id"] } == ["1", "2"])
-        #expect(rows.last?["receipt_imported_at"] == ISO8601.string(fromMilliseconds: world.clock.nowMs))
+            #expect(rows.map { $0["user_id"] } == ["alice", "bob"], "earliest receipt first")
+            #expect(Set(rows.map { $0["original_transaction_id"] }).count == 1)
+            #expect(rows.allSatisfy { $0["users"] == "2" && $0["status"] == "active" && $0["entitled"] == "true" })
+            #expect(rows.map { $0["receipt_id"] } == ["1", "2"])
+            #expect(rows.last?["receipt_imported_at"] == ISO8601.string(fromMilliseconds: world.clock.nowMs))
+        }
     }
 
     @Test(arguments: StoreKind.allCases) func unrecordedListsLostOrdersAndWithAllEveryPeriodARunFound(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.active])
-        let importedAt = world.clock.nowMs
-        _ = try await world.run()
-        let before = try #require(try await world.subscriptions().first)
-        world.clock.set(nowMs: before.expiresDateMs + DuePolicy.hour + 1)
-        let second = try await world.run()
+        try await TestWorld.make(store: store).closing { world in
+            try await world.importScenarios([.active])
+            let importedAt = world.clock.nowMs
+            _ = try await world.run()
+            let before = try #require(try await world.subscriptions().first)
+            world.clock.set(nowMs: before.expiresDateMs + DuePolicy.hour + 1)
+            let second = try await world.run()
 
-        let rows = try await table(world, .unrecorded, Self.everyFoundPeriod)
+            let rows = try await table(world, .unrecorded, Self.everyFoundPeriod)
 
-        // Requests say `exclude-old-transactions`: the first run sees the current period (billed
-        // 3 days before the import), the second the renewal Apple billed after it.
-        #expect(rows.count == 2)
-        #expect(rows.first?["first_seen_run_id"] == "1")
-        let last = try #require(rows.last)
-        #expect(last["first_seen_run_id"] == String(second.runID ?? 0))
-        #expect(last["run_kind"] == "nightly")
-        #expect(last["purchased_after_import"] == "true")
-        #expect(rows.dropLast().allSatisfy { $0["purchased_after_import"] == "false" })
-        #expect(rows.allSatisfy { $0["receipt_imported_at"] == ISO8601.string(fromMilliseconds: importedAt) })
-        // --since filters on first_seen_at.
-        var recentOptions = Self.everyFoundPeriod
-        recentOptions.sinceMs = importedAt + 1
-        let recent = try await table(world, .unrecorded, recentOptions)
-        #expect(recent.map { $0["transaction_id"] } == [last["transaction_id"]])
-        // Without --all, only the lost orders: the period the receipt itself carried is none.
-        let lost = try await table(world, .unrecorded)
-        #expect(lost == [last])
-        // The dashboard counts the same: the second run's one lost order, none on the first.
-        let dashboard = try await world.store.withReadSnapshot { db in
-            try await DashboardReader.data(db, options: .init(nowMs: world.clock.nowMs), databaseLabel: "test")
+            // Requests say `exclude-old-transactions`: the first run sees the current period (billed
+            // 3 days before the import), the second the renewal Apple billed after it.
+            #expect(rows.count == 2)
+            #expect(rows.first?["first_seen_run_id"] == "1")
+            let last = try #require(rows.last)
+            #expect(last["first_seen_run_id"] == String(second.runID ?? 0))
+            #expect(last["run_kind"] == "nightly")
+            #expect(last["purchased_after_import"] == "true")
+            #expect(rows.dropLast().allSatisfy { $0["purchased_after_import"] == "false" })
+            #expect(rows.allSatisfy { $0["receipt_imported_at"] == ISO8601.string(fromMilliseconds: importedAt) })
+            // --since filters on first_seen_at.
+            var recentOptions = Self.everyFoundPeriod
+            recentOptions.sinceMs = importedAt + 1
+            let recent = try await table(world, .unrecorded, recentOptions)
+            #expect(recent.map { $0["transaction_id"] } == [last["transaction_id"]])
+            // Without --all, only the lost orders: the period the receipt itself carried is none.
+            let lost = try await table(world, .unrecorded)
+            #expect(lost == [last])
+            // The dashboard counts the same: the second run's one lost order, none on the first.
+            let dashboard = try await world.store.withReadSnapshot { db in
+                try await DashboardReader.data(db, options: .init(nowMs: world.clock.nowMs), databaseLabel: "test")
+            }
+            #expect(dashboard.lostOrdersPerRun.map(\.runID) == [second.runID ?? 0])
+            #expect(dashboard.lostOrdersPerRun.map(\.count) == [1])
         }
-        #expect(dashboard.lostOrdersPerRun.map(\.runID) == [second.runID ?? 0])
-        #expect(dashboard.lostOrdersPerRun.map(\.count) == [1])
     }
 
     @Test(arguments: StoreKind.allCases) func expiringListsEntitledSubscriptionsEndingWithinTheWindow(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        // Ends in: trial 5 days, billingRecovered 5 days, grace period's grace 14 days,
-        // activeAutoRenewOff 20 days, active 27 days; expired and refunded never.
-        try await world.importScenarios([.trialActive, .billingRecovered, .gracePeriod, .activeAutoRenewOff, .active, .expired, .refunded])
-        _ = try await world.run()
-        let now = world.clock.nowMs
+        try await TestWorld.make(store: store).closing { world in
+            // Ends in: trial 5 days, billingRecovered 5 days, grace period's grace 14 days,
+            // activeAutoRenewOff 20 days, active 27 days; expired and refunded never.
+            try await world.importScenarios([.trialActive, .billingRecovered, .gracePeriod, .activeAutoRenewOff, .active, .expired, .refunded])
+            _ = try await world.run()
+            let now = world.clock.nowMs
 
-        let week = try await table(world, .expiring, .init(nowMs: now))
-        #expect(Set(week.compactMap { $0["user_id"] }) == ["user-trialActive", "user-billingRecovered"])
-        #expect(week.allSatisfy { $0["auto_renew_status"] == "1" })
+            let week = try await table(world, .expiring, .init(nowMs: now))
+            #expect(Set(week.compactMap { $0["user_id"] }) == ["user-trialActive", "user-billingRecovered"])
+            #expect(week.allSatisfy { $0["auto_renew_status"] == "1" })
 
-        let month = try await table(world, .expiring, .init(withinMs: 21 * DuePolicy.day, nowMs: now))
-        #expect(month.compactMap { $0["user_id"] }.suffix(2) == ["user-gracePeriod", "user-activeAutoRenewOff"])
-        let grace = try #require(month.first { $0["user_id"] == "user-gracePeriod" })
-        #expect(grace["access_ends_at"] == grace["grace_period_expires_at"], "grace ends access, not the expiry")
-        #expect(month.first { $0["user_id"] == "user-activeAutoRenewOff" }?["auto_renew_status"] == "0")
+            let month = try await table(world, .expiring, .init(withinMs: 21 * DuePolicy.day, nowMs: now))
+            #expect(month.compactMap { $0["user_id"] }.suffix(2) == ["user-gracePeriod", "user-activeAutoRenewOff"])
+            let grace = try #require(month.first { $0["user_id"] == "user-gracePeriod" })
+            #expect(grace["access_ends_at"] == grace["grace_period_expires_at"], "grace ends access, not the expiry")
+            #expect(month.first { $0["user_id"] == "user-activeAutoRenewOff" }?["auto_renew_status"] == "0")
+        }
     }
 
     // MARK: - status
 
     @Test func statusCountsSubscriptionsReceiptsRunsAndRepeatedFailures() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        try await world.importScenarios(SimulatedScenario.allCases)
-        _ = try await world.run()
-        try await world.database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE receipts SET consecutive_failures = 4, verification_state = 'failed', last_apple_status = 21199,
-                    last_message = 'Apple answered 21199' WHERE user_id = 'user-expired'
-                """)
+        try await TestWorld.make().closing { world in
+            try await world.importScenarios(SimulatedScenario.allCases)
+            _ = try await world.run()
+            try await world.database.writer.write { db in
+                try db.execute(sql: """
+                    UPDATE receipts SET consecutive_failures = 4, verification_state = 'failed', last_apple_status = 21199,
+                        last_message = 'Apple answered 21199' WHERE user_id = 'user-expired'
+                    """)
+            }
+
+            let report = try await StatusReport.load(from: world.store, nowMs: world.clock.nowMs)
+            let text = report.text()
+
+            let subscriptions = try await world.subscriptions()
+            let entitled = subscriptions.filter { $0.status.isEntitled }.count
+            #expect(report.subscriptions.total == subscriptions.count)
+            #expect(report.subscriptions.entitled == entitled)
+            #expect(text.contains("Subscriptions: \(subscriptions.count), entitled \(entitled)"))
+            #expect(text.contains("Receipts: \(SimulatedScenario.allCases.count), due now 0"))
+            #expect(report.receipts.byState.first { $0.state == "invalid" }?.receipts == 1)
+            #expect(report.lastRuns.map(\.runId) == [1])
+            #expect(text.contains("completed"))
+            #expect(report.failingReceipts.map(\.userId) == ["user-expired"])
+            #expect(text.contains("Apple answered 21199"))
+
+            let json = try JSONSerialization.jsonObject(with: report.json()) as? [String: Any]
+            let receipts = json?["receipts"] as? [String: Any]
+            #expect(receipts?["total"] as? Int == SimulatedScenario.allCases.count)
+            let runs = json?["last_runs"] as? [[String: Any]]
+            #expect(runs?.first?["run_id"] as? Int == 1)
+            #expect((json?["subscriptions"] as? [String: Any])?["by_status"] as? [String: Any] != nil)
         }
-
-        let report = try await StatusReport.load(from: world.store, nowMs: world.clock.nowMs)
-        let text = report.text()
-
-        let subscriptions = try await world.subscriptions()
-        let entitled = subscriptions.filter { $0.status.isEntitled }.count
-        #expect(report.subscriptions.total == subscriptions.count)
-        #expect(report.subscriptions.entitled == entitled)
-        #expect(text.contains("Subscriptions: \(subscriptions.count), entitled \(entitled)"))
-        #expect(text.contains("Receipts: \(SimulatedScenario.allCases.count), due now 0"))
-        #expect(report.receipts.byState.first { $0.state == "invalid" }?.receipts == 1)
-        #expect(report.lastRuns.map(\.runId) == [1])
-        #expect(text.contains("completed"))
-        #expect(report.failingReceipts.map(\.userId) == ["user-expired"])
-        #expect(text.contains("Apple answered 21199"))
-
-        let json = try JSONSerialization.jsonObject(with: report.json()) as? [String: Any]
-        let receipts = json?["receipts"] as? [String: Any]
-        #expect(receipts?["total"] as? Int == SimulatedScenario.allCases.count)
-        let runs = json?["last_runs"] as? [[String: Any]]
-        #expect(runs?.first?["run_id"] as? Int == 1)
-        #expect((json?["subscriptions"] as? [String: Any])?["by_status"] as? [String: Any] != nil)
     }
 
     // MARK: - the binary
 
     @Test func theBinaryPrintsStatusAsJSONAndRejectsBadReportValuesAsUsageErrors() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        let env = ["SUBRECON_DB": world.databasePath]
+        try await TestWorld.make().closing { world in
+            let env = ["SUBRECON_DB": world.databasePath]
 
-        let status = try await SubreconBinary.run(["status", "--json"], environment: env)
-        #expect(status.exitCode == 0, "\(status.stderr)")
-        let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
-        #expect((json?["receipts"] as? [String: Any])?["total"] as? Int == 0)
-        let text = try await SubreconBinary.run(["status"], environment: env)
-        #expect(text.stdout.contains("Subscriptions: 0, entitled 0"))
+            let status = try await SubreconBinary.run(["status", "--json"], environment: env)
+            #expect(status.exitCode == 0, "\(status.stderr)")
+            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            #expect((json?["receipts"] as? [String: Any])?["total"] as? Int == 0)
+            let text = try await SubreconBinary.run(["status"], environment: env)
+            #expect(text.stdout.contains("Subscriptions: 0, entitled 0"))
 
-        let within = try await SubreconBinary.run(["report", "expiring", "--within", "10x"], environment: env)
-        #expect(within.exitCode == 2)
-        #expect(within.stderr.contains("7d, 36h, 90m"))
-        let since = try await SubreconBinary.run(["report", "changes", "--since", "yesterday"], environment: env)
-        #expect(since.exitCode == 2)
-        #expect(since.stderr.contains("ISO 8601"))
-        let misplaced = try await SubreconBinary.run(["report", "shared", "--within", "7d"], environment: env)
-        #expect(misplaced.exitCode == 2)
-        let ok = try await SubreconBinary.run(["report", "expiring", "--within", "36h"], environment: env)
-        #expect(ok.exitCode == 0, "\(ok.stderr)")
-        #expect(CSVTable.header(ok.stdout) == ReportKind.expiring.columns)
+            let within = try await SubreconBinary.run(["report", "expiring", "--within", "10x"], environment: env)
+            #expect(within.exitCode == 2)
+            #expect(within.stderr.contains("7d, 36h, 90m"))
+            let since = try await SubreconBinary.run(["report", "changes", "--since", "yesterday"], environment: env)
+            #expect(since.exitCode == 2)
+            #expect(since.stderr.contains("ISO 8601"))
+            let misplaced = try await SubreconBinary.run(["report", "shared", "--within", "7d"], environment: env)
+            #expect(misplaced.exitCode == 2)
+            let ok = try await SubreconBinary.run(["report", "expiring", "--within", "36h"], environment: env)
+            #expect(ok.exitCode == 0, "\(ok.stderr)")
+            #expect(CSVTable.header(ok.stdout) == ReportKind.expiring.columns)
 
-        let help = try await SubreconBinary.run(["report", "--help"], environment: env)
-        for kind in ReportKind.allCases {
-            #expect(help.stdout.contains("  \(kind.rawValue)  "), "\(kind.rawValue) listed in report --help")
+            let help = try await SubreconBinary.run(["report", "--help"], environment: env)
+            for kind in ReportKind.allCases {
+                #expect(help.stdout.contains("  \(kind.rawValue)  "), "\(kind.rawValue) listed in report --help")
+            }
         }
     }
 

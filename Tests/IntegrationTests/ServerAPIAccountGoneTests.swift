@@ -9,29 +9,29 @@ import Testing
 @Suite struct ServerAPIAccountGoneTests {
     /// Issue 34 (item 9): the Server API says 404 4040001 AccountNotFound, not verifyReceipt's 21010.
     @Test(arguments: StoreKind.allCases) func aGoneAccountShowsTheServerAPIsOwnCodeInRunItems(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.accountGone])
+        try await TestWorld.make(store: store).closing { world in
+            try await world.importScenarios([.accountGone])
 
-        let summary = try await world.runServerAPI()
+            let summary = try await world.runServerAPI()
 
-        #expect(summary.count(.accountGone) == 1)
-        let item = try #require(try await world.report(.runItems).first)
-        #expect(item["outcome"] == "account_gone")
-        #expect(item["apple_status"] == "4040001")
-        #expect(item["message"] == "the App Store Server API answered AccountNotFound (4040001); its subscriptions run until their stored expiry")
-        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE last_apple_status = 4040001") == 1)
+            #expect(summary.count(.accountGone) == 1)
+            let item = try #require(try await world.report(.runItems).first)
+            #expect(item["outcome"] == "account_gone")
+            #expect(item["apple_status"] == "4040001")
+            #expect(item["message"] == "the App Store Server API answered AccountNotFound (4040001); its subscriptions run until their stored expiry")
+            #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE last_apple_status = 4040001") == 1)
+        }
     }
 
     @Test(arguments: StoreKind.allCases) func verifyReceiptStillShows21010(store: StoreKind) async throws {
-        let world = try await TestWorld.make(store: store)
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.accountGone])
+        try await TestWorld.make(store: store).closing { world in
+            try await world.importScenarios([.accountGone])
 
-        _ = try await world.run()
+            _ = try await world.run()
 
-        let item = try #require(try await world.report(.runItems).first)
-        #expect(item["apple_status"] == "21010")
-        #expect(item["message"] == "Apple cannot find this account (21010); its subscriptions run until their stored expiry")
+            let item = try #require(try await world.report(.runItems).first)
+            #expect(item["apple_status"] == "21010")
+            #expect(item["message"] == "Apple cannot find this account (21010); its subscriptions run until their stored expiry")
+        }
     }
 }

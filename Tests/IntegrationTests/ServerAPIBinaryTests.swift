@@ -37,75 +37,75 @@ import Testing
     }
 
     @Test func runUserReportAndParityThroughTheBinaryWithTheKeyNowhereInTheOutput() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        try await world.importScenarios([.active, .sandboxActive, .refunded])
-        let setup = try setUp(world)
+        try await TestWorld.make().closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            try await world.importScenarios([.active, .sandboxActive, .refunded])
+            let setup = try setUp(world)
 
-        let run = try await SubreconBinary.run(["run"], environment: setup.environment)
-        #expect(run.exitCode == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("3 updated"))
-        #expect(run.stdout.contains("Server API:"))
+            let run = try await SubreconBinary.run(["run"], environment: setup.environment)
+            #expect(run.exitCode == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("3 updated"))
+            #expect(run.stdout.contains("Server API:"))
 
-        let user = try await SubreconBinary.run(["user", "user-active", "--dry-run"], environment: setup.environment)
-        #expect(user.exitCode == 0, "\(user.stderr)")
-        #expect(user.stdout.contains("active"))
+            let user = try await SubreconBinary.run(["user", "user-active", "--dry-run"], environment: setup.environment)
+            #expect(user.exitCode == 0, "\(user.stderr)")
+            #expect(user.stdout.contains("active"))
 
-        let report = try await SubreconBinary.run(["report", "subscriptions"], environment: setup.environment)
-        let rows = CSVTable.parse(report.stdout)
-        #expect(rows.map { $0["status"] ?? "" }.sorted() == ["active", "active", "refunded"])
-        #expect(rows.allSatisfy { $0["app_account_token"]?.count == 36 })
+            let report = try await SubreconBinary.run(["report", "subscriptions"], environment: setup.environment)
+            let rows = CSVTable.parse(report.stdout)
+            #expect(rows.map { $0["status"] ?? "" }.sorted() == ["active", "active", "refunded"])
+            #expect(rows.allSatisfy { $0["app_account_token"]?.count == 36 })
 
-        var parityEnvironment = setup.environment
-        parityEnvironment["SUBRECON_SHARED_SECRET"] = TestWorld.secret
-        let dryRun = try await SubreconBinary.run(["run", "--all", "--dry-run"], environment: setup.environment)
-        #expect(dryRun.exitCode == 0, "\(dryRun.stderr)")
-        // Make every receipt due again, then compare both APIs on them.
-        try await world.database.writer.write { db in try db.execute(sql: "UPDATE receipts SET next_due_at = 0") }
-        let parity = try await SubreconBinary.run(["parity"], environment: parityEnvironment)
-        #expect(parity.exitCode == 0, "\(parity.stdout)\(parity.stderr)")
-        #expect(parity.stderr.contains("3 receipts"))
-        #expect(CSVTable.header(parity.stdout) == ParityDifference.csvHeader)
+            var parityEnvironment = setup.environment
+            parityEnvironment["SUBRECON_SHARED_SECRET"] = TestWorld.secret
+            let dryRun = try await SubreconBinary.run(["run", "--all", "--dry-run"], environment: setup.environment)
+            #expect(dryRun.exitCode == 0, "\(dryRun.stderr)")
+            // Make every receipt due again, then compare both APIs on them.
+            try await world.database.writer.write { db in try db.execute(sql: "UPDATE receipts SET next_due_at = 0") }
+            let parity = try await SubreconBinary.run(["parity"], environment: parityEnvironment)
+            #expect(parity.exitCode == 0, "\(parity.stdout)\(parity.stderr)")
+            #expect(parity.stderr.contains("3 receipts"))
+            #expect(CSVTable.header(parity.stdout) == ParityDifference.csvHeader)
 
-        let keyBody = world.apiKeyPEM.split(separator: "\n").dropFirst().first.map(String.init) ?? "?"
-        let database = try Data(contentsOf: URL(fileURLWithPath: world.databasePath))
-        for text in [run.stdout, run.stderr, user.stdout, user.stderr, report.stdout, parity.stdout, parity.stderr] {
-            #expect(!text.contains(keyBody))
+            let keyBody = world.apiKeyPEM.split(separator: "\n").dropFirst().first.map(String.init) ?? "?"
+            let database = try Data(contentsOf: URL(fileURLWithPath: world.databasePath))
+            for text in [run.stdout, run.stderr, user.stdout, user.stderr, report.stdout, parity.stdout, parity.stderr] {
+                #expect(!text.contains(keyBody))
+            }
+            #expect(database.range(of: Data(keyBody.utf8)) == nil)
         }
-        #expect(database.range(of: Data(keyBody.utf8)) == nil)
     }
 
     @Test func aMissingKeyIDIsAConfigurationErrorBeforeAnythingHappens() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        try await world.importScenarios([.active])
-        var environment = try setUp(world).environment
-        environment["SUBRECON_API_KEY_ID"] = nil
+        try await TestWorld.make().closing { world in
+            try await world.importScenarios([.active])
+            var environment = try setUp(world).environment
+            environment["SUBRECON_API_KEY_ID"] = nil
 
-        let run = try await SubreconBinary.run(["run"], environment: environment)
+            let run = try await SubreconBinary.run(["run"], environment: environment)
 
-        #expect(run.exitCode == 2)
-        #expect(run.stderr.contains("SUBRECON_API_KEY_ID"))
-        #expect(world.simulator.statistics().serverAPIRequests == 0)
-        #expect(try await world.count("SELECT COUNT(*) FROM runs") == 0)
+            #expect(run.exitCode == 2)
+            #expect(run.stderr.contains("SUBRECON_API_KEY_ID"))
+            #expect(world.simulator.statistics().serverAPIRequests == 0)
+            #expect(try await world.count("SELECT COUNT(*) FROM runs") == 0)
+        }
     }
 
     @Test func aRevokedKeyStopsTheRunWithExit2NamingTheLikelyCauses() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
-        try await world.importScenarios([.active, .expired])
-        let setup = try setUp(world)
-        // Another key than the one the (simulated) App Store knows.
-        try SimulatedKeys.otherPEM.write(toFile: setup.keyPath, atomically: true, encoding: .utf8)
+        try await TestWorld.make().closing { world in
+            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            try await world.importScenarios([.active, .expired])
+            let setup = try setUp(world)
+            // Another key than the one the (simulated) App Store knows.
+            try SimulatedKeys.otherPEM.write(toFile: setup.keyPath, atomically: true, encoding: .utf8)
 
-        let run = try await SubreconBinary.run(["run"], environment: setup.environment)
+            let run = try await SubreconBinary.run(["run"], environment: setup.environment)
 
-        #expect(run.exitCode == 2)
-        #expect(run.stderr.contains("401"))
-        #expect(run.stderr.contains("revoked"))
-        #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
+            #expect(run.exitCode == 2)
+            #expect(run.stderr.contains("401"))
+            #expect(run.stderr.contains("revoked"))
+            #expect(try await world.count("SELECT COUNT(*) FROM subscriptions") == 0)
+        }
     }
 }
 

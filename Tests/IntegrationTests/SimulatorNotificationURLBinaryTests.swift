@@ -39,19 +39,19 @@ import Testing
     }
 
     @Test func eachDeliveryAttemptAndItsFailureIsOneLineOnStderr() async throws {
-        let world = try await TestWorld.make()
-        defer { Task { await world.close() } }
-        // Another simulator stands in for a receiver that answers, but not with 200.
-        let url = world.simulator.serverAPIProductionBaseURL + "/no-receiver-here"
+        try await TestWorld.make().closing { world in
+            // Another simulator stands in for a receiver that answers, but not with 200.
+            let url = world.simulator.serverAPIProductionBaseURL + "/no-receiver-here"
 
-        let (out, err) = try await watch(url, folder: world.folder) { out, _ in out.contains("delivered ") }
+            let (out, err) = try await watch(url, folder: world.folder) { out, _ in out.contains("delivered ") }
 
-        let delivered = try #require(out.split(separator: "\n").first { $0.hasPrefix("delivered ") }, "\(out)\n\(err)")
-        let count = try #require(Int(delivered.split(separator: " ")[1]))
-        #expect(count > 0)
-        #expect(out.hasPrefix("App Store simulator on 127.0.0.1:"))
-        let attempts = err.split(separator: "\n").filter { $0.contains("subrecon: notification ") }
-        #expect(attempts.count == count, "\(err)")
-        #expect(attempts.allSatisfy { $0.contains(" to \(url) failed: UNSUCCESSFUL_HTTP_RESPONSE_CODE (HTTP 4") }, "\(err)")
+            let delivered = try #require(out.split(separator: "\n").first { $0.hasPrefix("delivered ") }, "\(out)\n\(err)")
+            let count = try #require(Int(delivered.split(separator: " ")[1]))
+            #expect(count > 0)
+            #expect(out.hasPrefix("App Store simulator on 127.0.0.1:"))
+            let attempts = err.split(separator: "\n").filter { $0.contains("subrecon: notification ") }
+            #expect(attempts.count == count, "\(err)")
+            #expect(attempts.allSatisfy { $0.contains(" to \(url) failed: UNSUCCESSFUL_HTTP_RESPONSE_CODE (HTTP 4") }, "\(err)")
+        }
     }
 }

@@ -16,142 +16,146 @@ import Testing
     /// SQLite → PostgreSQL → SQLite, in pages smaller than the tables (so keyset paging resumes on
     /// one- and two-column keys on both kinds of source).
     @Test func aCopyBothWaysKeepsEveryRowAndEveryReport() async throws {
-        let world = try await Self.filledWorld()
-        defer { Task { await world.close() } }
-        let source = world.store
-        let sourceRows = try await Self.dump(source)
-        for table in StoreCopier.copiedTables {
-            #expect(sourceRows[table.name]?.isEmpty == false, "the runs left no rows in \(table.name)")
-        }
-
-        let postgres = try await TestPostgres.createDatabase().open()
-        defer { Task { await postgres.close() } }
-        let up = try await StoreCopier(pageSize: 3).copy(from: source, to: postgres)
-        let back = try AppDatabase.open(path: world.folder + "/copied-back.sqlite")
-        let down = try await StoreCopier(pageSize: 2).copy(from: postgres, to: back)
-
-        let expectedCounts = StoreCopier.copiedTables.map {
-            StoreCopier.Report.Count(table: $0.name, rows: Int64(sourceRows[$0.name]?.count ?? -1))
-        }
-        #expect(up.tables == expectedCounts)
-        #expect(down.tables == expectedCounts)
-        #expect(up.schemaVersion == PostgresSchema.migrations.count)
-        #expect(down.schemaVersion == up.schemaVersion)
-
-        // Every column of every row, as stored.
-        #expect(try await Self.dump(postgres) == sourceRows)
-        #expect(try await Self.dump(back) == sourceRows)
-
-        // Every report kind, byte for byte, with the same options on all three.
-        let options = ReportOptions(nowMs: world.clock.nowMs)
-        for kind in ReportKind.allCases {
-            let original = try await Self.export(source, kind, options)
-            #expect(original.split(separator: UInt8(ascii: "\n")).count > 1, "report \(kind.rawValue) has no rows to compare")
-            #expect(try await Self.export(postgres, kind, options) == original, "report \(kind.rawValue) on PostgreSQL")
-            #expect(try await Self.export(back, kind, options) == original, "report \(kind.rawValue) copied back to SQLite")
-        }
-
-        // PostgreSQL's identity columns continue after the copied ids.
-        var largest: [String: Int64] = [:]
-        for table in ["receipts", "runs", "subscription_changes"] {
-            largest[table] = try await source.withReadSnapshot { db in try await db.integer("SELECT max(id) AS value FROM \(table)") }
-            let sequence = try await postgres.withReadSnapshot { db in
-                try await db.integer(
-                    "SELECT last_value AS value FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = ?",
-                    [.text(table + "_id_seq")])
+        try await Self.filledWorld().closing { world in
+            let source = world.store
+            let sourceRows = try await Self.dump(source)
+            for table in StoreCopier.copiedTables {
+                #expect(sourceRows[table.name]?.isEmpty == false, "the runs left no rows in \(table.name)")
             }
-            #expect(sequence != nil && sequence == largest[table], "\(table)'s identity")
+
+            try await TestPostgres.createDatabase().open().closing { postgres in
+                let up = try await StoreCopier(pageSize: 3).copy(from: source, to: postgres)
+                let back = try AppDatabase.open(path: world.folder + "/copied-back.sqlite")
+                let down = try await StoreCopier(pageSize: 2).copy(from: postgres, to: back)
+
+                let expectedCounts = StoreCopier.copiedTables.map {
+                    StoreCopier.Report.Count(table: $0.name, rows: Int64(sourceRows[$0.name]?.count ?? -1))
+                }
+                #expect(up.tables == expectedCounts)
+                #expect(down.tables == expectedCounts)
+                #expect(up.schemaVersion == PostgresSchema.migrations.count)
+                #expect(down.schemaVersion == up.schemaVersion)
+
+                // Every column of every row, as stored.
+                #expect(try await Self.dump(postgres) == sourceRows)
+                #expect(try await Self.dump(back) == sourceRows)
+
+                // Every report kind, byte for byte, with the same options on all three.
+                let options = ReportOptions(nowMs: world.clock.nowMs)
+                for kind in ReportKind.allCases {
+                    let original = try await Self.export(source, kind, options)
+                    #expect(original.split(separator: UInt8(ascii: "\n")).count > 1, "report \(kind.rawValue) has no rows to compare")
+                    #expect(try await Self.export(postgres, kind, options) == original, "report \(kind.rawValue) on PostgreSQL")
+                    #expect(try await Self.export(back, kind, options) == original, "report \(kind.rawValue) copied back to SQLite")
+                }
+
+                // PostgreSQL's identity columns continue after the copied ids.
+                var largest: [String: Int64] = [:]
+                for table in ["receipts", "runs", "subscription_changes"] {
+                    largest[table] = try await source.withReadSnapshot { db in try await db.integer("SELECT max(id) AS value FROM \(table)") }
+                    let sequence = try await postgres.withReadSnapshot { db in
+                        try await db.integer(
+                            "SELECT last_value AS value FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = ?",
+                            [.text(table + "_id_seq")])
+                    }
+                    #expect(sequence != nil && sequence == largest[table], "\(table)'s identity")
+                }
+                let newRun = try await postgres.startRun(kind: .nightly, targetUserID: nil, receiptsTotal: 0, nowMs: world.clock.nowMs)
+                #expect(newRun == (largest["runs"] ?? 0) + 1)
+                let imported = try await postgres.importReceipts(
+                    [ImportRow(line: 2, userID: "user-after-copy", receiptData: world.receipt(.active, id: 99))], nowMs: world.clock.nowMs)
+                #expect(imported.imported == 1)
+                let newReceipt = try await postgres.withReadSnapshot { db in
+                    try await db.integer("SELECT id AS value FROM receipts WHERE user_id = 'user-after-copy'")
+                }
+                #expect(newReceipt == (largest["receipts"] ?? 0) + 1)
+                await back.close()
+            }
         }
-        let newRun = try await postgres.startRun(kind: .nightly, targetUserID: nil, receiptsTotal: 0, nowMs: world.clock.nowMs)
-        #expect(newRun == (largest["runs"] ?? 0) + 1)
-        let imported = try await postgres.importReceipts(
-            [ImportRow(line: 2, userID: "user-after-copy", receiptData: world.receipt(.active, id: 99))], nowMs: world.clock.nowMs)
-        #expect(imported.imported == 1)
-        let newReceipt = try await postgres.withReadSnapshot { db in
-            try await db.integer("SELECT id AS value FROM receipts WHERE user_id = 'user-after-copy'")
-        }
-        #expect(newReceipt == (largest["receipts"] ?? 0) + 1)
-        await back.close()
     }
 
     /// A target holding receipts: exit 2, nothing changed in it (the binary, to PostgreSQL and to
     /// SQLite); the password never in the output.
     @Test func aTargetHoldingReceiptsIsRefusedAndLeftAsItWas() async throws {
         let (world, database, postgres) = try await Self.filledWorldAndEmptyPostgres()
-        defer { Task { await postgres.close(); await world.close() } }
-        _ = try await postgres.importReceipts(
-            [ImportRow(line: 2, userID: "user-already-there", receiptData: world.receipt(.expired, id: 7))],
-            nowMs: world.clock.nowMs)
-        let sqliteTarget = try AppDatabase.open(path: world.folder + "/target.sqlite")
-        _ = try await sqliteTarget.importReceipts(
-            [ImportRow(line: 2, userID: "user-already-there", receiptData: world.receipt(.expired, id: 7))],
-            nowMs: world.clock.nowMs)
+        try await withTeardown {
+            _ = try await postgres.importReceipts(
+                [ImportRow(line: 2, userID: "user-already-there", receiptData: world.receipt(.expired, id: 7))],
+                nowMs: world.clock.nowMs)
+            let sqliteTarget = try AppDatabase.open(path: world.folder + "/target.sqlite")
+            _ = try await sqliteTarget.importReceipts(
+                [ImportRow(line: 2, userID: "user-already-there", receiptData: world.receipt(.expired, id: 7))],
+                nowMs: world.clock.nowMs)
 
-        for (target, store) in [(database.url, postgres as any SubscriptionStore), (world.folder + "/target.sqlite", sqliteTarget)] {
-            let before = try await Self.dump(store)
-            #expect(before["receipts"]?.count == 1)
-            let result = try await SubreconBinary.run(
-                ["db", "copy", world.folder + "/subrecon.sqlite", target], environment: database.environment)
-            #expect(result.exitCode == 2, "\(result.stderr)")
-            #expect(result.stderr.contains("already holds data (1 receipts"), "\(result.stderr)")
-            #expect(result.stdout.isEmpty)
-            #expect(try await Self.dump(store) == before)
-            try Self.expectNoPassword(result, database)
+            for (target, store) in [(database.url, postgres as any SubscriptionStore), (world.folder + "/target.sqlite", sqliteTarget)] {
+                let before = try await Self.dump(store)
+                #expect(before["receipts"]?.count == 1)
+                let result = try await SubreconBinary.run(
+                    ["db", "copy", world.folder + "/subrecon.sqlite", target], environment: database.environment)
+                #expect(result.exitCode == 2, "\(result.stderr)")
+                #expect(result.stderr.contains("already holds data (1 receipts"), "\(result.stderr)")
+                #expect(result.stdout.isEmpty)
+                #expect(try await Self.dump(store) == before)
+                try Self.expectNoPassword(result, database)
+            }
+            await sqliteTarget.close()
+        } teardown: {
+            await postgres.close()
+            await world.close()
         }
-        await sqliteTarget.close()
     }
 
     /// The binary both ways, with the password in the password file only: counts printed per
     /// table, reports the same, the password nowhere; then `db migrate` on the copy.
     @Test func theBinaryCopiesPrintsCountsAndNeverThePassword() async throws {
-        let world = try await Self.filledWorld()
-        defer { Task { await world.close() } }
-        let database = try await TestPostgres.createDatabase()
-        let sqlite = world.folder + "/subrecon.sqlite"
-        let sourceRows = try await Self.dump(world.store)
+        try await Self.filledWorld().closing { world in
+            let database = try await TestPostgres.createDatabase()
+            let sqlite = world.folder + "/subrecon.sqlite"
+            let sourceRows = try await Self.dump(world.store)
 
-        let up = try await SubreconBinary.run(["db", "copy", sqlite, database.url], environment: database.environment)
-        #expect(up.exitCode == 0, "\(up.stderr)")
-        try Self.expectNoPassword(up, database)
-        var printed: [String: Int] = [:]
-        for line in up.stdout.split(separator: "\n").dropLast() {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if fields.count == 2, let rows = Int(fields[1]) { printed[String(fields[0])] = rows }
+            let up = try await SubreconBinary.run(["db", "copy", sqlite, database.url], environment: database.environment)
+            #expect(up.exitCode == 0, "\(up.stderr)")
+            try Self.expectNoPassword(up, database)
+            var printed: [String: Int] = [:]
+            for line in up.stdout.split(separator: "\n").dropLast() {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                if fields.count == 2, let rows = Int(fields[1]) { printed[String(fields[0])] = rows }
+            }
+            #expect(printed == sourceRows.mapValues(\.count))
+            let total = sourceRows.values.reduce(0) { $0 + $1.count }
+            var warnings: [String] = []
+            let target = try DatabaseLocation.resolve(
+                database.url, passwordFile: database.environment["SUBRECON_DB_PASSWORD_FILE"], warnings: &warnings)
+            #expect(
+                up.stdout.split(separator: "\n").last.map(String.init)
+                    == "copied \(total) rows from \(sqlite) to \(target) (schema version \(PostgresSchema.migrations.count))",
+                "\(up.stdout)")
+
+            let back = world.folder + "/back.sqlite"
+            let down = try await SubreconBinary.run(["db", "copy", database.url, back], environment: database.environment)
+            #expect(down.exitCode == 0, "\(down.stderr)")
+            try Self.expectNoPassword(down, database)
+            for kind in [ReportKind.subscriptions, .renewals, .runs] {
+                let original = try await SubreconBinary.run(["report", kind.rawValue], environment: ["SUBRECON_DB": sqlite])
+                let viaPostgres = try await SubreconBinary.run(
+                    ["report", kind.rawValue], environment: database.environment.merging(["SUBRECON_DB": database.url]) { $1 })
+                let copiedBack = try await SubreconBinary.run(["report", kind.rawValue], environment: ["SUBRECON_DB": back])
+                #expect(original.exitCode == 0 && original.stdout.count > 200, "\(original.stderr)")
+                #expect(viaPostgres.stdout == original.stdout)
+                #expect(copiedBack.stdout == original.stdout)
+            }
+
+            let migrate = try await SubreconBinary.run(
+                ["db", "migrate"], environment: database.environment.merging(["SUBRECON_DB": database.url]) { $1 })
+            #expect(migrate.exitCode == 0, "\(migrate.stderr)")
+            #expect(migrate.stdout.split(separator: "\n").last == "schema version \(PostgresSchema.migrations.count)")
+            try Self.expectNoPassword(migrate, database)
+
+            // No SQLite file at SOURCE: exit 66, and no file made there.
+            let missing = try await SubreconBinary.run(["db", "copy", world.folder + "/none.sqlite", world.folder + "/t.sqlite"])
+            #expect(missing.exitCode == 66, "\(missing.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: world.folder + "/none.sqlite"))
         }
-        #expect(printed == sourceRows.mapValues(\.count))
-        let total = sourceRows.values.reduce(0) { $0 + $1.count }
-        var warnings: [String] = []
-        let target = try DatabaseLocation.resolve(
-            database.url, passwordFile: database.environment["SUBRECON_DB_PASSWORD_FILE"], warnings: &warnings)
-        #expect(
-            up.stdout.split(separator: "\n").last.map(String.init)
-                == "copied \(total) rows from \(sqlite) to \(target) (schema version \(PostgresSchema.migrations.count))",
-            "\(up.stdout)")
-
-        let back = world.folder + "/back.sqlite"
-        let down = try await SubreconBinary.run(["db", "copy", database.url, back], environment: database.environment)
-        #expect(down.exitCode == 0, "\(down.stderr)")
-        try Self.expectNoPassword(down, database)
-        for kind in [ReportKind.subscriptions, .renewals, .runs] {
-            let original = try await SubreconBinary.run(["report", kind.rawValue], environment: ["SUBRECON_DB": sqlite])
-            let viaPostgres = try await SubreconBinary.run(
-                ["report", kind.rawValue], environment: database.environment.merging(["SUBRECON_DB": database.url]) { $1 })
-            let copiedBack = try await SubreconBinary.run(["report", kind.rawValue], environment: ["SUBRECON_DB": back])
-            #expect(original.exitCode == 0 && original.stdout.count > 200, "\(original.stderr)")
-            #expect(viaPostgres.stdout == original.stdout)
-            #expect(copiedBack.stdout == original.stdout)
-        }
-
-        let migrate = try await SubreconBinary.run(
-            ["db", "migrate"], environment: database.environment.merging(["SUBRECON_DB": database.url]) { $1 })
-        #expect(migrate.exitCode == 0, "\(migrate.stderr)")
-        #expect(migrate.stdout.split(separator: "\n").last == "schema version \(PostgresSchema.migrations.count)")
-        try Self.expectNoPassword(migrate, database)
-
-        // No SQLite file at SOURCE: exit 66, and no file made there.
-        let missing = try await SubreconBinary.run(["db", "copy", world.folder + "/none.sqlite", world.folder + "/t.sqlite"])
-        #expect(missing.exitCode == 66, "\(missing.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: world.folder + "/none.sqlite"))
     }
 
     /// Four `db migrate` at once on a fresh PostgreSQL database: all succeed with the same version,
@@ -190,43 +194,47 @@ import Testing
     /// one transaction, rolled back, identities untouched.
     @Test(arguments: StoreKind.allCases) func aCopyThatFailsHalfwayLeavesTheTargetEmpty(target kind: StoreKind) async throws {
         let (world, database, postgres) = try await Self.filledWorldAndEmptyPostgres()
-        defer { Task { await postgres.close(); await world.close() } }
-        let target: any SubscriptionStore
-        switch kind {
-        case .postgres:
-            try await database.execute(
-                """
-                CREATE FUNCTION refuse_changes() RETURNS trigger LANGUAGE plpgsql AS
-                $$ BEGIN RAISE EXCEPTION 'the test refuses subscription_changes'; END $$
-                """)
-            try await database.execute(
-                "CREATE TRIGGER refuse_changes BEFORE INSERT ON subscription_changes FOR EACH ROW EXECUTE FUNCTION refuse_changes()")
-            target = postgres
-        case .sqlite:
-            let sqlite = try AppDatabase.open(path: world.folder + "/target.sqlite")
-            try await sqlite.writer.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TRIGGER refuse_changes BEFORE INSERT ON subscription_changes
-                        BEGIN SELECT RAISE(ABORT, 'the test refuses subscription_changes'); END
-                        """)
+        try await withTeardown {
+            let target: any SubscriptionStore
+            switch kind {
+            case .postgres:
+                try await database.execute(
+                    """
+                    CREATE FUNCTION refuse_changes() RETURNS trigger LANGUAGE plpgsql AS
+                    $$ BEGIN RAISE EXCEPTION 'the test refuses subscription_changes'; END $$
+                    """)
+                try await database.execute(
+                    "CREATE TRIGGER refuse_changes BEFORE INSERT ON subscription_changes FOR EACH ROW EXECUTE FUNCTION refuse_changes()")
+                target = postgres
+            case .sqlite:
+                let sqlite = try AppDatabase.open(path: world.folder + "/target.sqlite")
+                try await sqlite.writer.write { db in
+                    try db.execute(
+                        sql: """
+                            CREATE TRIGGER refuse_changes BEFORE INSERT ON subscription_changes
+                            BEGIN SELECT RAISE(ABORT, 'the test refuses subscription_changes'); END
+                            """)
+                }
+                target = sqlite
             }
-            target = sqlite
-        }
-        do {
-            _ = try await StoreCopier(pageSize: 4).copy(from: world.store, to: target)
-            Issue.record("the copy went through despite the trigger")
-        } catch {
-            #expect(!error.isConfiguration, "a failure, exit 74")
-            #expect(error.description.contains("subscription_changes"), "\(error)")
-        }
-        let rows = try await Self.dump(target)
-        #expect(rows.count == StoreCopier.copiedTables.count)
-        let left = rows.filter { !$0.value.isEmpty }.mapValues { $0.count }
-        #expect(left.isEmpty, "rows left behind")
-        if kind == .postgres {
-            let next = try await postgres.startRun(kind: .nightly, targetUserID: nil, receiptsTotal: 0, nowMs: world.clock.nowMs)
-            #expect(next == 1)
+            do throws(StoreError) {
+                _ = try await StoreCopier(pageSize: 4).copy(from: world.store, to: target)
+                Issue.record("the copy went through despite the trigger")
+            } catch {
+                #expect(!error.isConfiguration, "a failure, exit 74")
+                #expect(error.description.contains("subscription_changes"), "\(error)")
+            }
+            let rows = try await Self.dump(target)
+            #expect(rows.count == StoreCopier.copiedTables.count)
+            let left = rows.filter { !$0.value.isEmpty }.mapValues { $0.count }
+            #expect(left.isEmpty, "rows left behind")
+            if kind == .postgres {
+                let next = try await postgres.startRun(kind: .nightly, targetUserID: nil, receiptsTotal: 0, nowMs: world.clock.nowMs)
+                #expect(next == 1)
+            }
+        } teardown: {
+            await postgres.close()
+            await world.close()
         }
     }
 
@@ -259,16 +267,20 @@ import Testing
     /// A target at another schema version is refused before anything is written.
     @Test func aSchemaVersionMismatchIsRefused() async throws {
         let (world, database, postgres) = try await Self.filledWorldAndEmptyPostgres()
-        defer { Task { await postgres.close(); await world.close() } }
-        try await database.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-a-newer-subrecon')")
-        do {
-            _ = try await StoreCopier().copy(from: world.store, to: postgres)
-            Issue.record("a copy across schema versions went through")
-        } catch {
-            #expect(error.isConfiguration)
-            #expect(error.description.contains("schema version \(PostgresSchema.migrations.count)"), "\(error)")
+        try await withTeardown {
+            try await database.execute("INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-a-newer-subrecon')")
+            do throws(StoreError) {
+                _ = try await StoreCopier().copy(from: world.store, to: postgres)
+                Issue.record("a copy across schema versions went through")
+            } catch {
+                #expect(error.isConfiguration)
+                #expect(error.description.contains("schema version \(PostgresSchema.migrations.count)"), "\(error)")
+            }
+            #expect(try await Self.dump(postgres).values.allSatisfy(\.isEmpty))
+        } teardown: {
+            await postgres.close()
+            await world.close()
         }
-        #expect(try await Self.dump(postgres).values.allSatisfy(\.isEmpty))
     }
 
     // MARK: - Helpers
