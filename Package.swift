@@ -182,6 +182,11 @@ let package = Package(
             dependencies: ["SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppleSignedData", "SubReconTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")]
         ),
+        // The model's own tests (calendar days, money): no database, no HTTP, no Apple client.
+        .testTarget(
+            name: "SubReconModelTests",
+            dependencies: ["SubReconModel", "SubReconTestSupport"]
+        ),
         .testTarget(
             name: "AppleSignedDataTests",
             dependencies: [

@@ -1,8 +1,5 @@
 import Foundation
-@testable import SubRecon
-@testable import SubReconAppStore
 @testable import SubReconModel
-@testable import SubReconStore
 import Testing
 
 @Suite("CountryCode")

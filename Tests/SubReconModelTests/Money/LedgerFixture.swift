@@ -1,7 +1,4 @@
-@testable import SubRecon
-@testable import SubReconAppStore
 @testable import SubReconModel
-@testable import SubReconStore
 
 /// Builds ledger rows and instants for the money tests, with readable dates.
 enum LedgerFixture {

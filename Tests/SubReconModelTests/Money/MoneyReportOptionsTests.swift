@@ -1,7 +1,4 @@
-@testable import SubRecon
-@testable import SubReconAppStore
 @testable import SubReconModel
-@testable import SubReconStore
 import Testing
 
 @Suite("MoneyReportOptions")
