@@ -100,6 +100,8 @@ enum AppleDateFormat {
     }
 
     /// Howard Hinnant's `civil_from_days`: proleptic Gregorian date of a day count since 1970-01-01.
+    /// The simulator keeps its own copy of the day arithmetic (the worker's is `CalendarDay` in
+    /// SubReconModel): it plays Apple, and depends on nothing of the worker it is there to test.
     static func civilDate(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = floorDiv(z, 146_097)

@@ -88,33 +88,14 @@ package enum AppleDate {
         guard bytes[4] == 45, bytes[7] == 45, bytes[10] == 32, bytes[13] == 58, bytes[16] == 58,
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            year >= 1970, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24,
+            year >= 1970, (1...12).contains(month), (1...CalendarDay.daysInMonth(year: year, month: month)).contains(day), hour < 24,
             minute < 60, second < 61
         else { return nil }
         if bytes.count > 19 {
             let zone = String(decoding: bytes[19...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
             guard zone == "Etc/GMT" || zone == "GMT" || zone == "UTC" || zone.isEmpty else { return nil }
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        return (Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)) * 1000
-    }
-
-    package static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Howard Hinnant's days-from-civil: days since 1970-01-01 for a proleptic Gregorian date.
-    package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        let days = CalendarDay.ordinal(year: year, month: month, day: day)
+        return (days * 86_400 + Int64(hour * 3600 + minute * 60 + second)) * 1000
     }
 }

@@ -18,7 +18,8 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
         self.day = day
     }
 
-    /// The day `ordinal` days after 1970-01-01 (negative: before it).
+    /// The day `ordinal` days after 1970-01-01 (negative: before it); the one copy of the
+    /// days-to-date arithmetic (the timestamp formatters and report periods use it too).
     public init(ordinal: Int64) {
         // Howard Hinnant's civil_from_days: eras of 400 years (146097 days) starting 0000-03-01.
         let z = ordinal + 719_468
@@ -35,7 +36,12 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     /// Days since 1970-01-01 (Hinnant's days_from_civil).
-    public var ordinal: Int64 {
+    public var ordinal: Int64 { CalendarDay.ordinal(year: year, month: month, day: day) }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil), the
+    /// one copy of that arithmetic: also for fields no `CalendarDay` holds (an ISO 8601 year 0000,
+    /// Apple's timestamps). `month` 1…12; the fields are not checked.
+    package static func ordinal(year: Int, month: Int, day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

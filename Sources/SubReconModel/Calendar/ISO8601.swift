@@ -5,23 +5,11 @@ public enum ISO8601 {
         let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        let (year, month, day) = civil(fromDays: Int(days))
+        let date = CalendarDay(ordinal: days)
+        let (year, month, day) = (date.year, date.month, date.day)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let yearText = year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
         return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))Z"
-    }
-
-    /// Howard Hinnant's civil-from-days.
-    package static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 
@@ -39,9 +27,9 @@ extension ISO8601 {
         guard let year = scanner.number(digits: 4), scanner.take("-"),
             let month = scanner.number(digits: 2), scanner.take("-"),
             let day = scanner.number(digits: 2),
-            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+            (1...12).contains(month), day >= 1, day <= CalendarDay.daysInMonth(year: year, month: month)
         else { return nil }
-        var ms = Int64(days(fromCivil: year, month, day)) * 86_400_000
+        var ms = CalendarDay.ordinal(year: year, month: month, day: day) * 86_400_000
         if scanner.atEnd { return ms }
         guard scanner.take("T") || scanner.take("t") || scanner.take(" "),
             let hour = scanner.number(digits: 2), hour < 24, scanner.take(":"),
@@ -71,24 +59,6 @@ extension ISO8601 {
         guard let offsetMinutes = scanner.number(digits: 2), offsetMinutes < 60, scanner.atEnd else { return nil }
         // 06:46+02:00 is 04:46Z.
         return ms - sign * Int64(offsetHours * 3_600_000 + offsetMinutes * 60_000)
-    }
-
-    /// Howard Hinnant's days-from-civil: days since 1970-01-01 of a proleptic Gregorian date.
-    package static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    package static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 
     /// Reads ASCII digits and single characters off a byte array, for the parser above.

@@ -24,8 +24,8 @@ package struct ReportPeriod: Sendable, Hashable, Comparable {
         case .day:
             index = days
         case .month:
-            let (year, month, _) = ISO8601.civil(fromDays: Int(days))
-            index = Int64(year - 1970) * 12 + Int64(month - 1)
+            let day = CalendarDay(ordinal: days)
+            index = Int64(day.year - 1970) * 12 + Int64(day.month - 1)
         }
     }
 
@@ -36,7 +36,7 @@ package struct ReportPeriod: Sendable, Hashable, Comparable {
             return index * Self.dayMs
         case .month:
             let (year, month) = yearAndMonth
-            return Int64(ISO8601.days(fromCivil: year, month, 1)) * Self.dayMs
+            return CalendarDay.ordinal(year: year, month: month, day: 1) * Self.dayMs
         }
     }
 
@@ -53,8 +53,8 @@ package struct ReportPeriod: Sendable, Hashable, Comparable {
             let (year, month) = yearAndMonth
             return "\(Self.fourDigits(year))-\(Self.twoDigits(month))"
         case .day:
-            let (year, month, day) = ISO8601.civil(fromDays: Int(index))
-            return "\(Self.fourDigits(year))-\(Self.twoDigits(month))-\(Self.twoDigits(day))"
+            let day = CalendarDay(ordinal: index)
+            return "\(Self.fourDigits(day.year))-\(Self.twoDigits(day.month))-\(Self.twoDigits(day.day))"
         }
     }
 
