@@ -1,7 +1,9 @@
-/// Writing JSON text for the headers and claims we sign.
-enum JSONText {
-    /// `text` as a JSON string literal, quotes included (RFC 8259 §7).
-    static func quoted(_ text: String) -> String {
+/// Writing JSON text for the headers and claims we sign. The package's one JSON string quoting:
+/// the application's JSON log lines use it too.
+package enum JSONText {
+    /// `text` as a JSON string literal, quotes included (RFC 8259 §7): `"`, `\\` and the control
+    /// characters escaped (`\n`, `\r`, `\t`, else `\u00xx`), everything else as it is.
+    package static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -36,22 +36,6 @@ public struct JSONLogHandler: LogHandler {
         for key in merged.keys.sorted() where !["ts", "level", "label", "message"].contains(key) {
             fields.append((key, "\(merged[key]!)"))
         }
-        write("{" + fields.map { "\(Self.quote($0)):\(Self.quote($1))" }.joined(separator: ",") + "}\n")
-    }
-
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        write("{" + fields.map { "\(JSONText.quoted($0)):\(JSONText.quoted($1))" }.joined(separator: ",") + "}\n")
     }
 }
