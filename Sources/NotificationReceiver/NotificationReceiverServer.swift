@@ -34,7 +34,7 @@ public final class NotificationReceiverServer: Sendable {
     ///   last-received gauge (tests pass a fixed clock).
     public init(
         configuration: NotificationReceiverConfiguration, intake: any NotificationIntake, logger: Logger,
-        wallClockMs: @escaping @Sendable () -> Int64 = { LiveWiring.wallClockMs() }
+        wallClockMs: @escaping @Sendable () -> Int64 = { WallClock.unixMilliseconds() }
     ) {
         self.configuration = configuration
         let metrics = NotificationReceiverMetrics()

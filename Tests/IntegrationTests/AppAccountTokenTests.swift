@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -91,7 +92,7 @@ import Testing
     @Test func importingATokenLinksTheNotificationThatWaitedForIt() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let token = "5b7e0c2a-1d4f-4e8a-9c3b-7a6d5e4f3a21"
         var subscriber = SimulatedScenario.active.subscriber(id: 11, nowMs: world.clock.nowMs, paddingBytes: 200)
         subscriber.appAccountToken = token
@@ -119,7 +120,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func aPurchaseARunFindsIsLinkedToTheUserOfItsToken(store: StoreKind) async throws {
         let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let token = "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a10"
         var subscriber = SimulatedScenario.active.subscriber(id: 12, nowMs: world.clock.nowMs, paddingBytes: 200)
         subscriber.appAccountToken = token

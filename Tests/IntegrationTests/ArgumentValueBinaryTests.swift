@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -54,9 +55,9 @@ import Testing
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
         try await world.importScenarios([.active])
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let environment = try ServerAPIBinaryTests().setUp(world).environment
-        let since = ISO8601.string(fromMilliseconds: LiveWiring.wallClockMs() - 86_400_000)
+        let since = ISO8601.string(fromMilliseconds: WallClock.unixMilliseconds() - 86_400_000)
         for spelling in ["Sandbox", "SANDBOX", "production"] {
             let result = try await SubreconBinary.run(
                 ["notifications", "backfill", "--since", since, "--environment", spelling], environment: environment)

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -35,7 +36,7 @@ import Testing
         // The binary runs on the wall clock; the simulator answers on the same wall clock here, and
         // the receipts are made on it too (made on the world's fixed date, the grace period ended
         // once that date was more than its length ago).
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let file = try writeImport(world, [.active, .gracePeriod, .expired])
 
         let imported = try await SubreconBinary.run(["import", file], environment: environment(world))
@@ -105,7 +106,7 @@ import Testing
     @Test func userCommandPrintsBeforeAndAfter() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let file = try writeImport(world, [.refunded])
         _ = try await SubreconBinary.run(["import", file], environment: environment(world))
 

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import GRDB
 import SubReconTestSupport
@@ -96,7 +97,7 @@ import Testing
     @Test func theSharedSecretAppearsInNoOutputNoDatabaseAndNoReport() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let (file, _) = try writeImport(world, [.active, .refunded, .gracePeriod, .invalidReceipt])
         let env = environment(world)
         let trace = ["--log-level", "trace"]
@@ -174,7 +175,7 @@ import Testing
     @Test func receiptDataNeverAppearsInTheLogs() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let (file, imported) = try writeImport(world, [.active, .billingRetry, .invalidReceipt, .sandboxActive])
         let env = environment(world)
         let trace = ["--log-level", "trace"]
@@ -211,7 +212,7 @@ import Testing
     func aSelfSignedServerIsRefusedUnlessItsCertificateIsTrusted() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         try await world.importScenarios([.active])
         let server = try SelfSignedTLSServer(answers: .byTheTest, folder: world.folder)
         defer { server.stop() }
@@ -254,7 +255,7 @@ import Testing
     @Test func theDatabaseAndReportFilesAreReadableByTheOwnerOnly() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let (file, _) = try writeImport(world, [.active])
         let folder = world.folder + "/fresh"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

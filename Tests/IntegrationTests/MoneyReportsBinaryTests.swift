@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -43,7 +44,7 @@ import Testing
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
         _ = try await world.importScenarios([.active, .refunded, .trialActive])
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         _ = try await world.run()
         let env = ["SUBRECON_DB": world.databasePath]
 

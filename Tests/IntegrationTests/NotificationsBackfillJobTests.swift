@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
     @Test func theDailyJobRecoversWhatTheReceiverMissedAndARerunOnlyCountsDeliveries() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let setup = try ServerAPIBinaryTests().setUp(world)
         let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
         let now = world.clock.nowMs

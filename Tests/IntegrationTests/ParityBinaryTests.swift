@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func parityAfterANightlyRunSaysNothingIsDueAndAllComparesEveryReceipt(store: StoreKind) async throws {
         let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         try await world.importScenarios([.active, .sandboxActive, .refunded])
         let environment = try ServerAPIBinaryTests().setUp(world).environment
             .merging(world.storeEnvironment) { $1 }
@@ -31,7 +32,7 @@ import Testing
         #expect(all.stderr.contains("parity: 3 receipts"), "\(all.stderr)")
         #expect(limited.stderr.contains("parity: 2 receipts"), "\(limited.stderr)")
         // Nothing written: the receipts are still not due.
-        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(LiveWiring.wallClockMs())") == 0)
+        #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(WallClock.unixMilliseconds())") == 0)
     }
 
     @Test(arguments: StoreKind.allCases) func parityWithNoReceiptStoredSaysSoAndExits1(store: StoreKind) async throws {

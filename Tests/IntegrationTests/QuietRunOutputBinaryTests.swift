@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func theSummaryIsOnStdoutOnceAndNotLoggedAgain(store: StoreKind) async throws {
         let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         _ = try await world.importScenarios([.active, .expired])
 
         let run = try await SubreconBinary.run(["run"], environment: environment(world))
@@ -37,7 +38,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func appleStoppingTheRunIsExplainedOnce(store: StoreKind) async throws {
         let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         _ = try await world.importScenarios([.active, .expired])
 
         let run = try await SubreconBinary.run(["run"], environment: environment(world, secret: "not-the-secret"))
@@ -50,7 +51,7 @@ import Testing
     @Test func aQuietNightLeavesTheJobsErrorFileEmpty() async throws {
         let world = try await TestWorld.make()
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         _ = try await world.importScenarios([.active, .expired])
         let log = world.folder + "/log/nightly.log"
         var environment = environment(world)
@@ -73,7 +74,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func theExportJobIsQuietAndExportsEveryKind(store: StoreKind) async throws {
         let world = try await TestWorld.make(store: store)
         defer { Task { await world.close() } }
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         _ = try await world.importScenarios([.active, .expired, .refunded])
         #expect(try await world.run().exitCode == 0)
         let envFile = world.folder + "/subrecon.env"

@@ -3,7 +3,7 @@ import SubReconAppStore
 import SubReconStore
 
 /// What a `report apple-parity` key counts: billed periods, full refunds, or partial refunds.
-public enum ParityKind: String, Sendable, Hashable, CaseIterable {
+public enum SalesParityKind: String, Sendable, Hashable, CaseIterable {
     case billed
     /// Apple's negative units; the ledger's refunds other than `REFUND_PRORATED`.
     case refund
