@@ -6,9 +6,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SubRecon
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
+import UnixSignals
 
 /// `subrecon notifications serve`: an HTTP/1.1 server (Hummingbird, keep-alive) that hands each
 /// notification body to a `NotificationIntake` and answers what Apple acts on, with `/metrics` and

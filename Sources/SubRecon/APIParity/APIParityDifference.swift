@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// One field of one subscription on which the two Apple APIs disagree (`subrecon parity`).
 public struct APIParityDifference: Sendable, Equatable {

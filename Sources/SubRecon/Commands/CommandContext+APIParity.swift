@@ -1,7 +1,5 @@
 import Foundation
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// The parity CSV could not be written (exit 73).
 public struct APIParityOutputFailure: OperatorFacingError {

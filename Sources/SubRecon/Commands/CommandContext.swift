@@ -1,7 +1,6 @@
 import AppleSignedData
 import Foundation
 import Logging
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 

@@ -1,6 +1,5 @@
 import AppleSignedData
 import Logging
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 

@@ -1,5 +1,4 @@
 import SubReconModel
-import SubReconAppStore
 import SubReconStore
 
 /// `report apple-parity`: the ledger matched against Apple's stored Summary Sales Reports, from one

@@ -1,6 +1,5 @@
 import AppleSignedData
 import Foundation
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 
@@ -309,7 +308,6 @@ public struct ReportExporter: Sendable {
             ])
         }
     }
-
 
     private static func time(_ value: Int64?) -> String? { value.map(ISO8601.string(fromMilliseconds:)) }
     private static func number(_ value: Int64?) -> String? { value.map(String.init) }

@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The CSV reports `subrecon report KIND` writes.
 public enum ReportKind: String, Sendable, CaseIterable {

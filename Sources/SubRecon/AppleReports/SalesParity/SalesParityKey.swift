@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// One row's key in `report apple-parity`: `(day, product_id, country, currency, price_milliunits,
 /// kind)`, ordered as the contract sorts rows (strings bytewise, the price numerically).

@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// What a `report apple-parity` key counts: billed periods, full refunds, or partial refunds.
 public enum SalesParityKind: String, Sendable, Hashable, CaseIterable {

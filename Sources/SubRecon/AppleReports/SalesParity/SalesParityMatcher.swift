@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Matches Apple's counts against the ledger's, key by key (`report apple-parity`).
 ///

@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// One row of `report apple-parity`.
 public struct SalesParityRow: Sendable, Equatable {

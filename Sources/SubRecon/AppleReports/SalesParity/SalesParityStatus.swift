@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The `status` column of `report apple-parity`.
 public enum SalesParityStatus: String, Sendable, Hashable, CaseIterable {

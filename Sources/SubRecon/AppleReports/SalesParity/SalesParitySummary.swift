@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The summary of `report apple-parity` (stderr, the dashboard, the exit code).
 public struct SalesParitySummary: Sendable, Equatable {

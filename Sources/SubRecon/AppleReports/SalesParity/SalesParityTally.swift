@@ -1,6 +1,5 @@
 import SubReconModel
 import SubReconAppStore
-import SubReconStore
 
 /// Units per ``SalesParityKey`` on one side of `report apple-parity`: Apple's sales report rows, or the
 /// ledger's rows. Two tallies (one per side) go to ``SalesParityMatcher``.
