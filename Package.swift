@@ -116,7 +116,9 @@ let package = Package(
                 "SubReconModel", "SubReconAppStore", "SubReconStore", "SubReconHTTP", "AppleSignedData",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // A file imports each of our modules it uses, members included: its imports say its layer.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // `subrecon demo`: the whole path against the built-in simulator. Its own target, so the
         // library (and everything that links it) never depends on the simulator.
@@ -126,7 +128,9 @@ let package = Package(
                 "SubRecon", "SubReconModel", "SubReconAppStore", "SubReconStore", "AppStoreSimulator", "AppleSignedData", "SubReconHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // A file imports each of our modules it uses, members included: its imports say its layer.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // `notifications serve`: Apple's POSTs into `NotificationIntake`, metrics, graceful shutdown.
         // A target of its own so that SubRecon (and everything else linking it) stays free of Hummingbird.
@@ -137,11 +141,15 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // `.sigterm`/`.sigint` for graceful shutdown are UnixSignals' (imported by name, see swiftSettings).
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // The HTTP/1 decoder's parts: where each request ends, for the read deadline.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            // A file imports each of our modules it uses, members included: its imports say its layer.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         .executableTarget(
             name: "subrecon",
@@ -150,7 +158,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // A file imports each of our modules it uses, members included: its imports say its layer.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // Benchmarks: prints throughput, CPU, memory and Apple-call figures; never a test.
         .executableTarget(
@@ -163,7 +173,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // A file imports each of our modules it uses, members included: its imports say its layer.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         // What several test targets share: a seeded generator (SplitMix64), the `openssl s_server`
         // launcher and the test PKI (a chain shaped like Apple's, a self-signed TLS certificate).

@@ -1,7 +1,5 @@
 import SubRecon
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 import Synchronization
 
 /// The receiver's counters since it started, for `GET /metrics` (Prometheus text, the same style as

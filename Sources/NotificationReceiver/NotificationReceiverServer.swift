@@ -6,9 +6,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SubRecon
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
+import UnixSignals
 
 /// `subrecon notifications serve`: an HTTP/1.1 server (Hummingbird, keep-alive) that hands each
 /// notification body to a `NotificationIntake` and answers what Apple acts on, with `/metrics` and
@@ -34,7 +33,7 @@ public final class NotificationReceiverServer: Sendable {
     ///   last-received gauge (tests pass a fixed clock).
     public init(
         configuration: NotificationReceiverConfiguration, intake: any NotificationIntake, logger: Logger,
-        wallClockMs: @escaping @Sendable () -> Int64 = { LiveWiring.wallClockMs() }
+        wallClockMs: @escaping @Sendable () -> Int64 = { WallClock.unixMilliseconds() }
     ) {
         self.configuration = configuration
         let metrics = NotificationReceiverMetrics()

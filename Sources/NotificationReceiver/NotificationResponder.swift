@@ -2,10 +2,7 @@ import AppleSignedData
 import Hummingbird
 import Logging
 import NIOCore
-import SubRecon
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// Answers every request the receiver gets: Apple's POSTs on the notification path go to the
 /// intake; `GET /metrics` and `GET /healthz` are for operators; other paths 404, other methods 405.

@@ -1,7 +1,6 @@
 import Logging
 import NIOCore
 import SubRecon
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 

@@ -1,7 +1,4 @@
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// Observations in seconds counted into fixed buckets, as a Prometheus histogram exposes them.
 struct SecondsHistogram: Sendable {

@@ -107,7 +107,7 @@ public struct DemoRun: Sendable {
         _ = try await simulator.start()
         defer { Task { await simulator.stop() } }
 
-        let nowMs = LiveWiring.wallClockMs()
+        let nowMs = WallClock.unixMilliseconds()
         // The Server API is asked by transaction id: tell it about the sample accounts (a real
         // App Store knows them already).
         simulator.register(Self.sampleSubscribers(nowMs: nowMs).map(\.subscriber))
@@ -169,7 +169,7 @@ public struct DemoRun: Sendable {
                     serverAPI: try serverAPI(secondKey, bundleID: Self.secondApp), products: []),
             ])
         let job = LiveWiring(
-            settings: settings, store: database, clock: { LiveWiring.wallClockMs() }, logger: logger)
+            settings: settings, store: database, clock: { WallClock.unixMilliseconds() }, logger: logger)
         let summary = try await job.run(ReconciliationRun.Options(kind: .nightly, selection: .due))
 
         var notification: String?
@@ -182,7 +182,7 @@ public struct DemoRun: Sendable {
                     bundleID: SimulatedProducts.bundleID, verifier: try SignedDataVerifier(rootPEM: simulator.rootCertificatePEM),
                     products: Set(SimulatedProducts.subscriptionProductIDs)),
                 reconciler: ReceiptReconciler(products: Set(SimulatedProducts.subscriptionProductIDs), duePolicy: .notified),
-                clock: { LiveWiring.wallClockMs() }, logger: logger)
+                clock: { WallClock.unixMilliseconds() }, logger: logger)
             let before = try await database.subscriptions(ofUser: Self.refundUser).first?.status
             let status = try await deliver(refund.bodyBytes, processor)
             let after = try await database.subscriptions(ofUser: Self.refundUser).first?.status
@@ -202,7 +202,7 @@ public struct DemoRun: Sendable {
         let exporter = ReportExporter(store: database)
         try await exporter.export(.subscriptions) { report.append($0) }
         let appLines = try await Self.appLines(database, apps: apps)
-        let reportNow = LiveWiring.wallClockMs()
+        let reportNow = WallClock.unixMilliseconds()
         let dashboardPath = folder + "/dashboard.html"
         try await AtomicFile.write(to: dashboardPath) { handle in
             try await exporter.exportDashboard(options: ReportOptions(nowMs: reportNow)) { handle.write($0) }
@@ -252,7 +252,7 @@ public struct DemoRun: Sendable {
             baseURL: baseURL, vendorNumber: vendor, tokens: BearerTokenProvider(teamKey: key), transport: transport, logger: logger)
         let window = try AppleReportWindow.parse(since: nil, until: nil, nowMs: nowMs)
         let fetched = try await AppleReportFetcher(
-            store: database, client: client, vendorNumber: vendor, clock: { LiveWiring.wallClockMs() }, logger: logger
+            store: database, client: client, vendorNumber: vendor, clock: { WallClock.unixMilliseconds() }, logger: logger
         ).fetch(window)
         var options = ReportOptions(nowMs: nowMs)
         options.paritySince = window.since

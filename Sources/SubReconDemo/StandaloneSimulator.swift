@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Crypto
 import Foundation
 import SubRecon
@@ -95,7 +96,7 @@ public enum StandaloneSimulator {
                 exitStatus: .incomplete)
         }
         // One "now" for both files, so the notifications are about the very accounts in the receipts.
-        let sampleNowMs = LiveWiring.wallClockMs()
+        let sampleNowMs = WallClock.unixMilliseconds()
         let samples = DemoRun.sampleAccounts(nowMs: sampleNowMs, apps: bundleIDs).map(\.subscriber)
         let registersSamples =
             request.writeSampleReceipts != nil || request.writeNotifications != nil || request.notificationURL != nil

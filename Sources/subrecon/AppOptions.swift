@@ -1,8 +1,5 @@
 import ArgumentParser
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// The app whose signed data a command checks: its bundle ID, the roots signatures chain to, its
 /// Apple ID and the products it applies. One group for every command that verifies signed data;

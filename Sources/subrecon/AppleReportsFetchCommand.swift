@@ -1,10 +1,5 @@
-import AppleSignedData
 import ArgumentParser
 import SubRecon
-import SubReconAppStore
-import SubReconHTTP
-import SubReconModel
-import SubReconStore
 
 /// `subrecon apple-reports fetch [--since D] [--until D]`
 struct AppleReportsFetchCommand: AsyncParsableCommand {

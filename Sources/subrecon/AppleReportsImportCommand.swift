@@ -1,6 +1,5 @@
 import ArgumentParser
 import SubRecon
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 

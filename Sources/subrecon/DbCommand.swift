@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import SubRecon
-import SubReconAppStore
-import SubReconModel
 import SubReconStore
 
 /// `subrecon db migrate` and `subrecon db copy SOURCE TARGET`: the database itself, for deploys and

@@ -3,11 +3,8 @@ import ArgumentParser
 import Logging
 import NotificationReceiver
 import SubRecon
-import SubReconAppStore
 import SubReconDemo
 import SubReconHTTP
-import SubReconModel
-import SubReconStore
 
 /// `subrecon demo`
 struct DemoCommand: AsyncParsableCommand {

@@ -2,9 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {

@@ -1,8 +1,6 @@
 import ArgumentParser
 import SubRecon
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// `subrecon import FILE|-`
 struct ImportCommand: AsyncParsableCommand {

@@ -1,11 +1,7 @@
-import AppleSignedData
 import ArgumentParser
 import Foundation
 import SubRecon
-import SubReconAppStore
-import SubReconHTTP
 import SubReconModel
-import SubReconStore
 
 /// `subrecon notifications backfill --since ISO8601 [--until ISO8601]`
 struct NotificationsBackfillCommand: AsyncParsableCommand {

@@ -1,8 +1,5 @@
 import ArgumentParser
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// `subrecon notifications import FILE|-`
 struct NotificationsImportCommand: AsyncParsableCommand {

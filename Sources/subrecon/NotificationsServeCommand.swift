@@ -1,10 +1,6 @@
 import ArgumentParser
 import Logging
 import NotificationReceiver
-import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// `subrecon notifications serve`: the long-running receiver Apple posts notifications to.
 struct NotificationsServeCommand: AsyncParsableCommand {

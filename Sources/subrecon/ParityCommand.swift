@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// `subrecon parity`: both Apple APIs on the same receipts, every differing field listed.
 struct ParityCommand: AsyncParsableCommand {

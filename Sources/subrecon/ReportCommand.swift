@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// `subrecon report KIND`
 struct ReportCommand: AsyncParsableCommand {

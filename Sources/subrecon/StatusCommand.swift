@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// `subrecon status`: the operator's one screen.
 struct StatusCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SubReconModel
 
 /// subrecon: re-verifies stored App Store receipts with Apple and keeps subscriptions right.
 @main

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// `subrecon user USER_ID`: support's "I paid but my subscription is gone".
 struct UserCommand: AsyncParsableCommand {

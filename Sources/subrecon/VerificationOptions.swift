@@ -1,8 +1,5 @@
 import ArgumentParser
 import SubRecon
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// Options of the commands that talk to Apple (`run`, `user`, `parity`: `VerificationOptions`;
 /// `link`, `notifications backfill`, which ask only the App Store Server API: `ServerAPIOptions`).

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -90,7 +91,7 @@ import Testing
     /// `import` that registers its token links it, saying so.
     @Test func importingATokenLinksTheNotificationThatWaitedForIt() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let token = "5b7e0c2a-1d4f-4e8a-9c3b-7a6d5e4f3a21"
             var subscriber = SimulatedScenario.active.subscriber(id: 11, nowMs: world.clock.nowMs, paddingBytes: 200)
             subscriber.appAccountToken = token
@@ -118,7 +119,7 @@ import Testing
     /// registered is stored for that user as well and reconciled at once; `shared` then shows both.
     @Test(arguments: StoreKind.allCases) func aPurchaseARunFindsIsLinkedToTheUserOfItsToken(store: StoreKind) async throws {
         try await TestWorld.make(store: store).closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let token = "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a10"
             var subscriber = SimulatedScenario.active.subscriber(id: 12, nowMs: world.clock.nowMs, paddingBytes: 200)
             subscriber.appAccountToken = token

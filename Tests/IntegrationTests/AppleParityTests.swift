@@ -33,7 +33,7 @@ import Testing
     {
         let client = SalesReportClient(
             baseURL: world.simulator.appStoreConnectBaseURL, vendorNumber: SalesReportOptions.defaultVendorNumber,
-            tokens: BearerTokenProvider(teamKey: world.ascKey, clock: { LiveWiring.wallClockMs() }),
+            tokens: BearerTokenProvider(teamKey: world.ascKey, clock: { WallClock.unixMilliseconds() }),
             transport: transport, logger: Logger(label: "test"), sleep: sleep)
         return AppleReportFetcher(
             store: world.store, client: client, vendorNumber: SalesReportOptions.defaultVendorNumber,

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import GRDB
 import Testing
@@ -32,7 +33,7 @@ import Testing
     @Test func killedInTheMiddleOfANinetyDayFetchTheNextRunAsksOnlyForWhatIsMissing() async throws {
         try await TestWorld.make(latency: .milliseconds(60)).closing { world in
             // The binary's days are the wall clock's: so are the simulator's.
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             try await LedgerScenarioRunTests.importLedgerScenarios(world)
             let env = try Self.environment(world)
             let today = try PacificTime().day(ofMs: world.clock.nowMs)
@@ -90,7 +91,7 @@ import Testing
             #expect(future.exitCode == 2 && future.stderr.contains("in the future"), "\(future.stderr)")
             env = try Self.environment(world)
             env["SUBRECON_VENDOR_NUMBER"] = "81234567"
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let vendor = try await SubreconBinary.run(["apple-reports", "fetch"], environment: env)
             #expect(vendor.exitCode == 2 && vendor.stderr.contains("81234567"), "\(vendor.stderr)")
             #expect(!vendor.stderr.contains(Self.keyBody(world)))

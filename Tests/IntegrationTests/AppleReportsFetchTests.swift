@@ -171,7 +171,7 @@ import Testing
             for (name, key, vendor) in cases {
                 let client = SalesReportClient(
                     baseURL: world.simulator.appStoreConnectBaseURL, vendorNumber: vendor,
-                    tokens: BearerTokenProvider(teamKey: key, clock: { LiveWiring.wallClockMs() }), transport: transport,
+                    tokens: BearerTokenProvider(teamKey: key, clock: { WallClock.unixMilliseconds() }), transport: transport,
                     logger: Logger(label: "test"), sleep: { _ in })
                 let fetcher = AppleReportFetcher(
                     store: world.store, client: client, vendorNumber: vendor, clock: world.clock.millisecondsClock,

@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -53,9 +54,9 @@ import Testing
     @Test func backfillEnvironmentTakesEitherCaseAndSaysTheSameWhenWrong() async throws {
         try await TestWorld.make().closing { world in
             try await world.importScenarios([.active])
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let environment = try ServerAPIBinaryTests().setUp(world).environment
-            let since = ISO8601.string(fromMilliseconds: LiveWiring.wallClockMs() - 86_400_000)
+            let since = ISO8601.string(fromMilliseconds: WallClock.unixMilliseconds() - 86_400_000)
             for spelling in ["Sandbox", "SANDBOX", "production"] {
                 let result = try await SubreconBinary.run(
                     ["notifications", "backfill", "--since", since, "--environment", spelling], environment: environment)

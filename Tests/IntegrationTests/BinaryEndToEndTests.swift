@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -34,7 +35,7 @@ import Testing
             // The binary runs on the wall clock; the simulator answers on the same wall clock here, and
             // the receipts are made on it too (made on the world's fixed date, the grace period ended
             // once that date was more than its length ago).
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let file = try writeImport(world, [.active, .gracePeriod, .expired])
 
             let imported = try await SubreconBinary.run(["import", file], environment: environment(world))
@@ -104,7 +105,7 @@ import Testing
 
     @Test func userCommandPrintsBeforeAndAfter() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let file = try writeImport(world, [.refunded])
             _ = try await SubreconBinary.run(["import", file], environment: environment(world))
 

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import GRDB
 import Testing
@@ -13,7 +14,7 @@ import Testing
     static let receipts = 120
 
     func prepare(_ world: TestWorld) async throws -> [String: String] {
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         let scenarios = SimulatedScenario.allCases
         let rows = (0..<Self.receipts).map { i in
             ImportRow(

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import GRDB
 import SubReconTestSupport
@@ -95,7 +96,7 @@ import Testing
 
     @Test func theSharedSecretAppearsInNoOutputNoDatabaseAndNoReport() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let (file, _) = try writeImport(world, [.active, .refunded, .gracePeriod, .invalidReceipt])
             let env = environment(world)
             let trace = ["--log-level", "trace"]
@@ -173,7 +174,7 @@ import Testing
 
     @Test func receiptDataNeverAppearsInTheLogs() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let (file, imported) = try writeImport(world, [.active, .billingRetry, .invalidReceipt, .sandboxActive])
             let env = environment(world)
             let trace = ["--log-level", "trace"]
@@ -210,7 +211,7 @@ import Testing
     @Test
     func aSelfSignedServerIsRefusedUnlessItsCertificateIsTrusted() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             try await world.importScenarios([.active])
             let server = try SelfSignedTLSServer(answers: .byTheTest, folder: world.folder)
             defer { server.stop() }
@@ -253,7 +254,7 @@ import Testing
 
     @Test func theDatabaseAndReportFilesAreReadableByTheOwnerOnly() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let (file, _) = try writeImport(world, [.active])
             let folder = world.folder + "/fresh"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ import Testing
     @Test func theDashboardAndTheMoneyReportsRunThroughTheBinary() async throws {
         try await TestWorld.make().closing { world in
             _ = try await world.importScenarios([.active, .refunded, .trialActive])
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             _ = try await world.run()
             let env = ["SUBRECON_DB": world.databasePath]
 

@@ -20,7 +20,7 @@ import Testing
             transport: transport,
             endpoints: ServerAPIEndpoints(
                 production: world.simulator.serverAPIProductionBaseURL, sandbox: world.simulator.serverAPISandboxBaseURL),
-            tokens: BearerTokenProvider(key: key ?? world.apiKey, clock: { LiveWiring.wallClockMs() }),
+            tokens: BearerTokenProvider(key: key ?? world.apiKey, clock: { WallClock.unixMilliseconds() }),
             limiter: APIRateLimiter(requestsPerSecond: 0), processor: try world.notificationProcessor(),
             retryPolicy: TestWorld.fastRetries, clockMs: world.clock.millisecondsClock, logger: Logger(label: "test"))
     }

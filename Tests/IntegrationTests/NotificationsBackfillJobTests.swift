@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 
     @Test func theDailyJobRecoversWhatTheReceiverMissedAndARerunOnlyCountsDeliveries() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let setup = try ServerAPIBinaryTests().setUp(world)
             let subscriber = try await NotificationProcessingTests.importedActiveSubscriber(world)
             let now = world.clock.nowMs

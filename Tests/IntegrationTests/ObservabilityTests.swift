@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ import Testing
     }
 
     func importWallClock(_ world: TestWorld, _ scenarios: [SimulatedScenario]) async throws {
-        world.clock.set(nowMs: LiveWiring.wallClockMs())
+        world.clock.set(nowMs: WallClock.unixMilliseconds())
         try await world.importScenarios(scenarios)
     }
 

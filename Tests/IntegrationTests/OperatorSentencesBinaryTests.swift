@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import GRDB
 import Testing
@@ -47,7 +48,7 @@ import Testing
 
     @Test func aDamagedSQLiteFileIsSaidToBeDamagedWithoutItsSQL() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             _ = try await world.importScenarios([.active, .expired, .refunded])
             // Everything into the main file, then the receipts table's page overwritten: the file
             // opens, and the status fails in the middle of a query (which printed the whole SQL).

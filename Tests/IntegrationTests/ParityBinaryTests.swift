@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
     /// Issue 34 (item 8): after a nightly run nothing is due, so plain `parity` compares nothing.
     @Test(arguments: StoreKind.allCases) func parityAfterANightlyRunSaysNothingIsDueAndAllComparesEveryReceipt(store: StoreKind) async throws {
         try await TestWorld.make(store: store).closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             try await world.importScenarios([.active, .sandboxActive, .refunded])
             let environment = try ServerAPIBinaryTests().setUp(world).environment
                 .merging(world.storeEnvironment) { $1 }
@@ -30,7 +31,7 @@ import Testing
             #expect(all.stderr.contains("parity: 3 receipts"), "\(all.stderr)")
             #expect(limited.stderr.contains("parity: 2 receipts"), "\(limited.stderr)")
             // Nothing written: the receipts are still not due.
-            #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(LiveWiring.wallClockMs())") == 0)
+            #expect(try await world.count("SELECT COUNT(*) FROM receipts WHERE next_due_at <= \(WallClock.unixMilliseconds())") == 0)
         }
     }
 

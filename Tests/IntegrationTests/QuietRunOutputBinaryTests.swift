@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -23,7 +24,7 @@ import Testing
 
     @Test(arguments: StoreKind.allCases) func theSummaryIsOnStdoutOnceAndNotLoggedAgain(store: StoreKind) async throws {
         try await TestWorld.make(store: store).closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             _ = try await world.importScenarios([.active, .expired])
 
             let run = try await SubreconBinary.run(["run"], environment: environment(world))
@@ -36,7 +37,7 @@ import Testing
 
     @Test(arguments: StoreKind.allCases) func appleStoppingTheRunIsExplainedOnce(store: StoreKind) async throws {
         try await TestWorld.make(store: store).closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             _ = try await world.importScenarios([.active, .expired])
 
             let run = try await SubreconBinary.run(["run"], environment: environment(world, secret: "not-the-secret"))
@@ -49,7 +50,7 @@ import Testing
 
     @Test func aQuietNightLeavesTheJobsErrorFileEmpty() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             _ = try await world.importScenarios([.active, .expired])
             let log = world.folder + "/log/nightly.log"
             var environment = environment(world)
@@ -72,7 +73,7 @@ import Testing
     /// where Apple's sales reports are fetched (SUBRECON_VENDOR_NUMBER). Nothing on stdout or stderr.
     @Test(arguments: StoreKind.allCases) func theExportJobIsQuietAndExportsEveryKind(store: StoreKind) async throws {
         try await TestWorld.make(store: store).closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             _ = try await world.importScenarios([.active, .expired, .refunded])
             #expect(try await world.run().exitCode == 0)
             let envFile = world.folder + "/subrecon.env"

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Foundation
 import Testing
 
@@ -38,7 +39,7 @@ import Testing
 
     @Test func runUserReportAndParityThroughTheBinaryWithTheKeyNowhereInTheOutput() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             try await world.importScenarios([.active, .sandboxActive, .refunded])
             let setup = try setUp(world)
 
@@ -65,7 +66,7 @@ import Testing
             let parity = try await SubreconBinary.run(["parity"], environment: parityEnvironment)
             #expect(parity.exitCode == 0, "\(parity.stdout)\(parity.stderr)")
             #expect(parity.stderr.contains("3 receipts"))
-            #expect(CSVTable.header(parity.stdout) == ParityDifference.csvHeader)
+            #expect(CSVTable.header(parity.stdout) == APIParityDifference.csvHeader)
 
             let keyBody = world.apiKeyPEM.split(separator: "\n").dropFirst().first.map(String.init) ?? "?"
             let database = try Data(contentsOf: URL(fileURLWithPath: world.databasePath))
@@ -93,7 +94,7 @@ import Testing
 
     @Test func aRevokedKeyStopsTheRunWithExit2NamingTheLikelyCauses() async throws {
         try await TestWorld.make().closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             try await world.importScenarios([.active, .expired])
             let setup = try setUp(world)
             // Another key than the one the (simulated) App Store knows.

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AppleSignedData
 import Crypto
 import Foundation
 import Testing
@@ -153,7 +154,7 @@ import Testing
         let newsKey = P256.Signing.PrivateKey()
         try await TestWorld.make(
             otherApps: [SimulatedApp(bundleID: "com.example.news", appAppleID: 1_480_000_101, apiPublicKey: newsKey.publicKey)]).closing { world in
-            world.clock.set(nowMs: LiveWiring.wallClockMs())
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
             let setup = try ServerAPIBinaryTests().setUp(world)
             let mine = try await NotificationProcessingTests.importedActiveSubscriber(world)
             var theirs = SimulatedScenario.active.subscriber(id: 2, nowMs: world.clock.nowMs, paddingBytes: 200)

@@ -1,5 +1,4 @@
 import SubReconModel
-import SubReconAppStore
 import SubReconStore
 
 /// The days of Apple's report stored in a window (`apple_report_days`).

@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The lines `apple-reports fetch|import` print, one per day, and the fetch's summary.
 public enum AppleReportLines {

@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The Pacific-time days `apple-reports fetch` asks for: `[since, until)`, by default the last
 /// seven complete days. A day that has not ended cannot have a report, so `until` may not pass

@@ -1,6 +1,5 @@
 import Foundation
-import SubReconAppStore
-import SubReconModel
+import Logging
 import SubReconStore
 
 extension CommandContext {

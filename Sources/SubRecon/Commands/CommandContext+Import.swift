@@ -1,4 +1,4 @@
-import SubReconAppStore
+import Foundation
 import SubReconModel
 import SubReconStore
 

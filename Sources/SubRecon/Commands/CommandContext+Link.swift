@@ -187,9 +187,9 @@ extension CommandContext {
     ) -> ServerAPIConnection {
         ServerAPIConnection(
             transport: transport, endpoints: serverAPI.endpoints,
-            tokens: BearerTokenProvider(key: serverAPI.key, clock: { LiveWiring.wallClockMs() }),
+            tokens: BearerTokenProvider(key: serverAPI.key, clock: { WallClock.unixMilliseconds() }),
             limiter: job.rateLimiter(for: app), requestTimeout: job.settings.requestTimeout,
-            retryPolicy: job.settings.retryPolicy, clockMs: { LiveWiring.wallClockMs() })
+            retryPolicy: job.settings.retryPolicy, clockMs: { WallClock.unixMilliseconds() })
     }
 
     /// Why Apple would refuse to set a token on a purchase held this way; nil when it would not.

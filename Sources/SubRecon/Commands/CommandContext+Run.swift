@@ -1,4 +1,4 @@
-import SubReconAppStore
+import Logging
 import SubReconModel
 import SubReconStore
 

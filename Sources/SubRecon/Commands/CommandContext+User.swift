@@ -1,4 +1,3 @@
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 

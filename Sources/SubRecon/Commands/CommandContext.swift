@@ -1,6 +1,6 @@
+import AppleSignedData
 import Foundation
 import Logging
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 
@@ -37,7 +37,7 @@ public struct CommandContext: Sendable {
     public static let logSource = "subrecon"
 
     /// The wall clock every command runs on.
-    var clock: @Sendable () -> Int64 { { LiveWiring.wallClockMs() } }
+    var clock: @Sendable () -> Int64 { { WallClock.unixMilliseconds() } }
 
     /// Each database of `texts` (nil: the one --db / SUBRECON_DB names), the password file applying
     /// to whichever is PostgreSQL (`db copy SOURCE TARGET`); each warning shows once.

@@ -1,6 +1,5 @@
 import AppleSignedData
 import Foundation
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 

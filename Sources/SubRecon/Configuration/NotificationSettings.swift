@@ -1,7 +1,6 @@
 import AppleSignedData
-import SubReconAppStore
+import Foundation
 import SubReconModel
-import SubReconStore
 
 /// What verifying App Store Server Notifications needs: the app's bundle id, the root its
 /// signatures chain to, and (optionally) its Apple ID. No API key: the receiver and

@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Byte-level helpers shared by the import readers; everything here is ASCII-only on purpose.
 enum ASCII {

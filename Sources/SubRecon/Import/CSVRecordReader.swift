@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// A strict RFC 4180 record reader over bytes, for import files.
 ///

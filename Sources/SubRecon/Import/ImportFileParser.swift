@@ -1,7 +1,5 @@
 import Foundation
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// Reads and validates an import file of receipts (CSV or JSON Lines) from the app server.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-import SubReconModel
 
 /// Reads an import file (or standard input) in chunks, keeping at most `maxLineBytes` of any one
 /// line: a longer line is counted, not kept, and reported, so a stray multi-hundred-megabyte line

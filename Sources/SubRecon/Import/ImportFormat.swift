@@ -1,7 +1,4 @@
 import Foundation
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// The two file formats `subrecon import` reads.
 public enum ImportFormat: String, Sendable, CaseIterable {

@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// What ``ImportFileParser/parse(_:)`` found in one file.
 ///

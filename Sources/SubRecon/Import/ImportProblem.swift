@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Why one record (or the header) of an import file was rejected.
 public struct ImportProblem: Sendable, Equatable, CustomStringConvertible {

@@ -4,7 +4,6 @@ import Logging
 import SubReconAppStore
 import SubReconHTTP
 import SubReconModel
-import SubReconStore
 
 /// `notifications backfill`: asks Apple's Get Notification History for a span, page by page
 /// (`paginationToken`), and hands every notification to the processor, which stores only the

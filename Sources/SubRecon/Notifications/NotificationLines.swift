@@ -1,6 +1,4 @@
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// Non-empty lines of a JSON Lines file, numbered from 1, and how a batch of them is reported.
 public enum NotificationLines {

@@ -1,5 +1,5 @@
+import AppleSignedData
 import Logging
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 
@@ -10,7 +10,7 @@ extension NotificationProcessor {
             store: store, settings: settings,
             // What a notification applies is as fresh as it gets: scheduled as notifications flow.
             reconciler: ReceiptReconciler(products: settings.products, duePolicy: .notified),
-            clock: { LiveWiring.wallClockMs() }, logger: logger)
+            clock: { WallClock.unixMilliseconds() }, logger: logger)
     }
 
     /// Applies unmatched notifications whose receipt has now arrived (after `import` or a run),

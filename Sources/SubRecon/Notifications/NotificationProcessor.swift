@@ -1,4 +1,3 @@
-import AppleSignedData
 import Foundation
 import Logging
 import SubReconAppStore

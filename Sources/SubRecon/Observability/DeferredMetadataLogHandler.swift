@@ -1,7 +1,4 @@
 import Logging
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// Keeps a logger's metadata and hands it to `Inner` only with a line to write. swift-log's
 /// StreamLogHandler formats its metadata each time a key is set; Hummingbird sets a request id on

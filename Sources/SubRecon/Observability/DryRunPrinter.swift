@@ -1,6 +1,4 @@
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// Prints one line per receipt of a dry run, as it arrives.
 struct DryRunPrinter: RunObserver {

@@ -1,9 +1,7 @@
 import AppleSignedData
 import Foundation
 import Logging
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// swift-log handler writing one JSON object per line to stderr (`--log-format json`), for log
 /// shippers: `{"ts":"…","level":"notice","label":"subrecon","message":"…","run.id":"42",…}`.

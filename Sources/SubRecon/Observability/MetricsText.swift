@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Builds Prometheus exposition text: one `# HELP`/`# TYPE` per metric name, then its samples.
 /// The run's metrics file and the notification receiver's `/metrics` both write through it.

@@ -1,8 +1,6 @@
 import Foundation
 import Logging
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// Shows how far a run is. On a terminal: one live line on stderr (done/total, rate, ETA,
 /// failures), redrawn at most every 200 ms and cleared at the end. Off a terminal (cron, logs):

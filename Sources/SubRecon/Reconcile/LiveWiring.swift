@@ -75,23 +75,23 @@ public struct LiveWiring: Sendable {
 
     /// `subrecon parity`: both APIs on the same due receipts (every stored receipt with `all`),
     /// nothing written.
-    public func parity(limit: Int?, all: Bool = false) async throws(RunFailure) -> ParityCheck.Result {
+    public func parity(limit: Int?, all: Bool = false) async throws(RunFailure) -> APIParityCheck.Result {
         let transport = CurlTransport(
             maxConnections: settings.concurrency, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
         // Each app with its own credentials for both APIs, its products and its receipts.
-        var total = ParityCheck.Result(
+        var total = APIParityCheck.Result(
             receiptsCompared: 0, subscriptionsCompared: 0, subscriptionsDiffering: 0, differences: [], comparedAll: all)
         for app in settings.selectedApps {
             let remaining = limit.map { $0 - total.receiptsCompared }
             if let remaining, remaining <= 0 { break }
             let limiter = rateLimiter(for: app)
-            let check = ParityCheck(
+            let check = APIParityCheck(
                 store: store, verifyReceipt: try verifier(transport: transport, app: app, api: .verifyReceipt, limiter: limiter),
                 serverAPI: try verifier(transport: transport, app: app, api: .serverAPI, limiter: limiter),
                 reconciler: ReceiptReconciler(products: app.products), clock: clock, concurrency: settings.concurrency,
                 logger: logger, app: settings.apps.count > 1 ? .app(app.bundleID ?? "") : .every)
-            let result: ParityCheck.Result
+            let result: APIParityCheck.Result
             do {
                 result = try await check.run(limit: remaining, all: all)
             } catch {
@@ -141,16 +141,15 @@ public struct LiveWiring: Sendable {
             return ServerAPIClient(
                 transport: transport, endpoints: serverAPI.endpoints,
                 // The JWT lives in Apple's real time, whatever clock the run's states use.
-                tokens: BearerTokenProvider(key: serverAPI.key, clock: { LiveWiring.wallClockMs() }),
+                tokens: BearerTokenProvider(key: serverAPI.key, clock: { WallClock.unixMilliseconds() }),
                 verifier: serverAPI.verifier, bundleID: serverAPI.bundleID, appAppleID: serverAPI.appAppleID,
                 products: app.products, limiter: limiter,
                 requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy,
-                clockMs: { LiveWiring.wallClockMs() }, logger: logger)
+                clockMs: { WallClock.unixMilliseconds() }, logger: logger)
         }
     }
 
     /// Wall-clock milliseconds since 1970.
-    public static func wallClockMs() -> Int64 { WallClock.unixMilliseconds() }
 }
 
 extension LiveWiring {
@@ -169,9 +168,9 @@ extension LiveWiring {
         defer { transport.shutdown() }
         let backfill = NotificationBackfill(
             transport: transport, endpoints: serverAPI.endpoints,
-            tokens: BearerTokenProvider(key: serverAPI.key, clock: { LiveWiring.wallClockMs() }),
+            tokens: BearerTokenProvider(key: serverAPI.key, clock: { WallClock.unixMilliseconds() }),
             limiter: rateLimiter(for: app), processor: processor, requestTimeout: settings.requestTimeout,
-            retryPolicy: settings.retryPolicy, clockMs: { LiveWiring.wallClockMs() }, logger: logger)
+            retryPolicy: settings.retryPolicy, clockMs: { WallClock.unixMilliseconds() }, logger: logger)
         return try await backfill.run(sinceMs: sinceMs, untilMs: untilMs, environment: environment)
     }
 }

@@ -1,5 +1,4 @@
 import SubReconModel
-import SubReconAppStore
 import SubReconStore
 
 /// Streams a selection of receipts from the store in keyset pages, so a run over a million

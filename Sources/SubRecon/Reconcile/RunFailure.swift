@@ -1,5 +1,4 @@
 import SubReconModel
-import SubReconAppStore
 import SubReconStore
 
 /// Why a run could not run at all, or stopped for a reason of its own (not Apple's).

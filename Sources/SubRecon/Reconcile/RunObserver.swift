@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Watches a run as it goes (progress display, dry-run printing, collecting updates for `user`).
 /// Called from the run's own task, one event at a time.

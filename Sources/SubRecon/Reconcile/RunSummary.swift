@@ -1,6 +1,6 @@
+import Foundation
 import SubReconModel
 import SubReconAppStore
-import SubReconStore
 
 /// What a run did, for the summary line, the exit code and the tests.
 public struct RunSummary: Sendable, Equatable {

@@ -1,8 +1,5 @@
 import Dispatch
 import Foundation
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// A request to stop a run gracefully: no new receipts are started, receipts in flight finish
 /// (or stay due), and the run is recorded as interrupted. SIGTERM and SIGINT raise it; a second

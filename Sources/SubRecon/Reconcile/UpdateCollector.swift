@@ -1,7 +1,5 @@
 import Foundation
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// Gathers a run's updates (they arrive on the run's task) for `user`'s before/after tables.
 final class UpdateCollector: RunObserver, @unchecked Sendable {

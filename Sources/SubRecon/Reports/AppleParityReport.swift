@@ -1,5 +1,4 @@
 import SubReconModel
-import SubReconAppStore
 import SubReconStore
 
 /// `report apple-parity`: the ledger matched against Apple's stored Summary Sales Reports, from one
@@ -15,7 +14,7 @@ enum AppleParityReport {
         let narrowed = !options.apps.isEmpty
         let appOf = narrowed ? try await LedgerWalk.subscriptionApps(db) : [:]
         var productApp = options.productApps
-        var ledger = ParityTally()
+        var ledger = SalesParityTally()
         if !compared.isEmpty {
             try await db.forEachLedgerRow(environment: "Production", withParityColumns: true) { _, entry in
                 if narrowed {
@@ -26,7 +25,7 @@ enum AppleParityReport {
                 ledger.add(entry, pacificTime: pacific, days: compared)
             }
         }
-        var apple = ParityTally()
+        var apple = SalesParityTally()
         try await db.forEachRow(
             SchemaSQL.appleReportRows, AppleReportDays.bounds(since: options.paritySince, until: options.parityUntil)
         ) { row in
@@ -44,7 +43,7 @@ enum AppleParityReport {
                     customerCurrency: try row.requiredText("currency"), countryCode: try row.requiredText("country")),
                 on: day)
         }
-        let rows = ParityMatcher.match(
+        let rows = SalesParityMatcher.match(
             apple: apple.counts, ledger: ledger.counts, comparedDays: compared, toleranceDays: options.toleranceDays)
         // The window: the flags' bounds, else the first and last stored days (without a window
         // every stored day is compared, and a day missing in between is worth saying).
@@ -55,14 +54,14 @@ enum AppleParityReport {
             missing = AppleReportWindow(since: since, until: until).days.filter { !compared.contains($0) }
         }
         return AppleParityOutcome(
-            rows: rows, summary: ParitySummary(rows: rows, comparedDays: compared), daysWithoutReport: missing)
+            rows: rows, summary: SalesParitySummary(rows: rows, comparedDays: compared), daysWithoutReport: missing)
     }
 }
 
 /// What `report apple-parity` found: its rows (the CSV), the summary (stderr) and the exit status.
 public struct AppleParityOutcome: Sendable {
-    public var rows: [ParityRow]
-    public var summary: ParitySummary
+    public var rows: [SalesParityRow]
+    public var summary: SalesParitySummary
     /// Days of the window with no Apple report stored (not compared).
     public var daysWithoutReport: [CalendarDay]
 

@@ -1,5 +1,4 @@
 import Foundation
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 

@@ -1,7 +1,4 @@
 import Foundation
-import SubReconAppStore
-import SubReconModel
-import SubReconStore
 
 /// Streams CSV (RFC 4180, UTF-8, `\n` line ends) to a sink, one row at a time.
 ///

@@ -1,5 +1,4 @@
 import SubReconModel
-import SubReconAppStore
 import SubReconStore
 
 /// Reads the money ledger one subscription at a time for `report revenue`, `report metrics` and

@@ -1,6 +1,5 @@
 import AppleSignedData
 import Foundation
-import SubReconAppStore
 import SubReconModel
 import SubReconStore
 
@@ -14,7 +13,7 @@ public struct ReportExporter: Sendable {
 
     /// - Parameter runID: for `run-items` and `changes`; nil means the latest nightly run.
     public func export(_ kind: ReportKind, runID: Int64? = nil, to sink: @escaping CSVWriter.Sink) async throws(ReportError) {
-        try await export(kind, options: ReportOptions(runID: runID, nowMs: Self.wallClockMs()), to: sink)
+        try await export(kind, options: ReportOptions(runID: runID, nowMs: WallClock.unixMilliseconds()), to: sink)
     }
 
     /// Writes `kind`, narrowed by `options` (see ``ReportOptions/parse(kind:runID:since:until:within:nowMs:)``).
@@ -309,8 +308,6 @@ public struct ReportExporter: Sendable {
             ])
         }
     }
-
-    static func wallClockMs() -> Int64 { WallClock.unixMilliseconds() }
 
     private static func time(_ value: Int64?) -> String? { value.map(ISO8601.string(fromMilliseconds:)) }
     private static func number(_ value: Int64?) -> String? { value.map(String.init) }

@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The CSV reports `subrecon report KIND` writes.
 public enum ReportKind: String, Sendable, CaseIterable {
@@ -67,7 +65,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .revenue: RevenueReport.columns + ["bundle_id"]
         case .metrics: MetricsReport.columns + ["bundle_id"]
         case .dashboard: []
-        case .appleParity: ParityRow.columns
+        case .appleParity: SalesParityRow.columns
         case .shared:
             ["original_transaction_id", "users", "user_id", "receipt_id", "receipt_imported_at", "product_id", "status",
              "entitled", "expires_at", "expires_date_ms", "ownership_type", "first_seen_at", "last_verified_at"]

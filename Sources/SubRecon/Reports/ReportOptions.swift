@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// What narrows a report: the run (`--run`), a time window (`--since`, `--until`), the look-ahead
 /// of `expiring` (`--within`), and "now". Built from the command line by ``parse(kind:runID:since:until:within:nowMs:)``,

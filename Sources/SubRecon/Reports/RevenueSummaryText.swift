@@ -1,5 +1,4 @@
 import SubReconModel
-import SubReconAppStore
 import SubReconStore
 
 /// The ledger in a few lines (what `subrecon demo --apple-api server-api` ends with): billed,

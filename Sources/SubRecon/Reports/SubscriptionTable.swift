@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// A readable text table of one user's subscriptions, before and after a re-verification,
 /// for support staff (`subrecon user`). A changed row is marked with `*` and its last column says

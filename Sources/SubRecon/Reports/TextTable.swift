@@ -1,3 +1,4 @@
+import Foundation
 /// Columns aligned with two spaces between them, for a person at a terminal (`subrecon user`, its
 /// `--history`, the demo): every cell padded to its column's widest, trailing spaces trimmed.
 public enum TextTable {

@@ -1,7 +1,5 @@
 import Foundation
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// What `subrecon user` shows support: Apple's answer per receipt and the user's subscriptions
 /// before and after, as text or JSON.

@@ -1,3 +1,4 @@
+import Foundation
 import SubRecon
 import SubReconAppStore
 import SubReconModel

@@ -1,3 +1,4 @@
+import Foundation
 /// One target (the target columns of docs/performance.md) and whether a measurement met it.
 /// Printed as PASS/MISS; never an exit code (figures are information, not a test).
 struct TargetCheck: Sendable {

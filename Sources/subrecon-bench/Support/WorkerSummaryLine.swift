@@ -1,3 +1,4 @@
+import Foundation
 /// The figures in `subrecon run`'s summary line, e.g.
 /// `nightly run 2 completed: 20000 receipts, 0 updated, 19800 unchanged, …, 31.6 s, exit 0;
 /// Server API: 20140 requests, 0 answered 429, 641.2/s`.

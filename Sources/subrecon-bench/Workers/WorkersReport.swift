@@ -1,4 +1,5 @@
 import Foundation
+import SubRecon
 
 /// The workers measurement's figures and targets.
 enum WorkersReport {

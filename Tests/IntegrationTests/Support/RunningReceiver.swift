@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Logging
 import NotificationReceiver
@@ -19,7 +20,7 @@ struct RunningReceiver: Sendable {
 
     static func start(
         intake: any NotificationIntake, logger: Logger = Logger(label: "receiver-test") { _ in SwiftLogNoOpLogHandler() },
-        connections: Int = 4, wallClockMs: @escaping @Sendable () -> Int64 = { LiveWiring.wallClockMs() }
+        connections: Int = 4, wallClockMs: @escaping @Sendable () -> Int64 = { WallClock.unixMilliseconds() }
     ) async throws -> RunningReceiver {
         let server = NotificationReceiverServer(
             configuration: .init(host: "127.0.0.1", port: 0, handlesSignals: false), intake: intake, logger: logger,

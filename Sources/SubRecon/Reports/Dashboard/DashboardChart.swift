@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// One inline SVG chart: categories along x (periods, days, runs), one or more series of numbers
 /// drawn as lines or bars, with y ticks, the y unit and thinned x labels. The page's tables carry

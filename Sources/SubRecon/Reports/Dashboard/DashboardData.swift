@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Everything `report dashboard` shows, already read from the store: text exactly as the CSV reports
 /// write it (amounts, rates, dates) plus the integers the charts are drawn from.

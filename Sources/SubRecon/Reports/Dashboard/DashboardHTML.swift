@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Text helpers for the dashboard page: escaping, identifiers and numbers written the same on every machine.
 enum DashboardHTML {

@@ -1,5 +1,4 @@
 import SubReconModel
-import SubReconAppStore
 import SubReconStore
 
 /// Gathers the dashboard's figures from one read snapshot: the same rows the CSV reports write

@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Renders `report dashboard`: one self-contained HTML5 page from a ``DashboardData``.
 ///

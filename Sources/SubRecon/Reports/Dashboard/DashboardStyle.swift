@@ -1,6 +1,3 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The page's look: one inline style sheet (no web font, nothing fetched) and the series colours.
 enum DashboardStyle {

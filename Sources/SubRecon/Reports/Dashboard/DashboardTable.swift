@@ -1,6 +1,4 @@
-import SubReconModel
 import SubReconAppStore
-import SubReconStore
 
 /// The figures behind a chart as an HTML table, inside a `<details>` that is open when the table is
 /// short: every figure stays readable as text, with scripts off, without burying the page in rows.

@@ -7,13 +7,13 @@ import SubReconStore
 /// row from both answers against what is stored (exactly as a run would), writes nothing, and
 /// lists every reported field that differs — the evidence a team needs before it moves off
 /// verifyReceipt.
-public struct ParityCheck: Sendable {
+public struct APIParityCheck: Sendable {
     /// What was compared.
     public struct Result: Sendable {
         public var receiptsCompared: Int
         public var subscriptionsCompared: Int
         public var subscriptionsDiffering: Int
-        public var differences: [ParityDifference]
+        public var differences: [APIParityDifference]
         /// Every stored receipt was compared (`parity --all`), not only the due ones.
         public var comparedAll = false
         /// How many receipts are stored for the apps compared; counted only when none was compared,
@@ -104,7 +104,7 @@ public struct ParityCheck: Sendable {
     private func compare(_ receipt: ReceiptToVerify, _ old: ReceiptUpdate, _ new: ReceiptUpdate, into result: inout Result) {
         if old.runItem.outcome != new.runItem.outcome {
             result.differences.append(
-                ParityDifference(
+                APIParityDifference(
                     userID: receipt.userID, originalTransactionID: "", field: "outcome",
                     verifyReceiptValue: Self.describe(old.runItem), serverAPIValue: Self.describe(new.runItem)))
         }
@@ -112,18 +112,18 @@ public struct ParityCheck: Sendable {
         let newRows = Dictionary(new.subscriptions.map { ($0.originalTransactionID, $0) }, uniquingKeysWith: { a, _ in a })
         for otid in Set(oldRows.keys).union(newRows.keys).sorted() {
             result.subscriptionsCompared += 1
-            var differences: [ParityDifference] = []
+            var differences: [APIParityDifference] = []
             switch (oldRows[otid], newRows[otid]) {
             case (let a?, let b?):
                 for ((field, left), (_, right)) in zip(Self.reportedFields(a), Self.reportedFields(b)) where left != right {
                     differences.append(
-                        ParityDifference(
+                        APIParityDifference(
                             userID: receipt.userID, originalTransactionID: otid, field: field, verifyReceiptValue: left,
                             serverAPIValue: right))
                 }
             case (let a, let b):
                 differences.append(
-                    ParityDifference(
+                    APIParityDifference(
                         userID: receipt.userID, originalTransactionID: otid, field: "subscription",
                         verifyReceiptValue: a == nil ? "absent" : "present", serverAPIValue: b == nil ? "absent" : "present"))
             }

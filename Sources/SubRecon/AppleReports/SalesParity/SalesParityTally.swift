@@ -1,11 +1,10 @@
 import SubReconModel
 import SubReconAppStore
-import SubReconStore
 
-/// Units per ``ParityKey`` on one side of `report apple-parity`: Apple's sales report rows, or the
-/// ledger's rows. Two tallies (one per side) go to ``ParityMatcher``.
-public struct ParityTally: Sendable, Equatable {
-    public private(set) var counts: [ParityKey: Int64] = [:]
+/// Units per ``SalesParityKey`` on one side of `report apple-parity`: Apple's sales report rows, or the
+/// ledger's rows. Two tallies (one per side) go to ``SalesParityMatcher``.
+public struct SalesParityTally: Sendable, Equatable {
+    public private(set) var counts: [SalesParityKey: Int64] = [:]
 
     public init() {}
 
@@ -20,7 +19,7 @@ public struct ParityTally: Sendable, Equatable {
     }
 
     public mutating func add(_ row: SalesReportRow, on day: CalendarDay) {
-        guard let (key, units) = ParityTally.appleCount(row, on: day) else { return }
+        guard let (key, units) = SalesParityTally.appleCount(row, on: day) else { return }
         counts[key, default: 0] += units
     }
 
@@ -32,11 +31,11 @@ public struct ParityTally: Sendable, Equatable {
     /// - units > 0, price < 0 (not seen in Apple's files): money given back per unit without a
     ///   unit taken back, so `partial_refund`, units at |price|;
     /// - units = 0, price > 0: nothing billed, nothing counted.
-    static func appleCount(_ row: SalesReportRow, on day: CalendarDay) -> (ParityKey, Int64)? {
+    static func appleCount(_ row: SalesReportRow, on day: CalendarDay) -> (SalesParityKey, Int64)? {
         guard autoRenewableProductTypes.contains(row.productTypeIdentifier) else { return nil }
         let price = row.customerPriceMilliunits
         guard price != 0 else { return nil }
-        let kind: ParityKind
+        let kind: SalesParityKind
         let units: Int64
         switch (row.units, price > 0) {
         case (1..., true): (kind, units) = (.billed, row.units)
@@ -45,7 +44,7 @@ public struct ParityTally: Sendable, Equatable {
         case (1..., false): (kind, units) = (.partialRefund, row.units)
         default: return nil
         }
-        let key = ParityKey(
+        let key = SalesParityKey(
             day: day, productID: row.sku, country: row.countryCode, currency: row.customerCurrency,
             priceMilliunits: price == .min ? .max : abs(price), kind: kind)
         return (key, units)
@@ -55,13 +54,13 @@ public struct ParityTally: Sendable, Equatable {
 
     /// Adds what one ledger row counts for (a billed period and/or a refund).
     public mutating func add(_ entry: LedgerEntry, pacificTime: PacificTime) {
-        for key in ParityTally.ledgerKeys(entry, pacificTime: pacificTime) { counts[key, default: 0] += 1 }
+        for key in SalesParityTally.ledgerKeys(entry, pacificTime: pacificTime) { counts[key, default: 0] += 1 }
     }
 
     /// Adds only the keys on `days` (the compared days): a year of ledger rows outside them would
     /// only fill the table for the matcher to drop.
     public mutating func add(_ entry: LedgerEntry, pacificTime: PacificTime, days: Set<CalendarDay>) {
-        for key in ParityTally.ledgerKeys(entry, pacificTime: pacificTime) where days.contains(key.day) {
+        for key in SalesParityTally.ledgerKeys(entry, pacificTime: pacificTime) where days.contains(key.day) {
             counts[key, default: 0] += 1
         }
     }
@@ -74,15 +73,15 @@ public struct ParityTally: Sendable, Equatable {
     ///   revocations give nothing back), on the Pacific day of that date: `partial_refund` keyed by
     ///   the refund for `REFUND_PRORATED`, rounded (halves to even) to the currency's minor units
     ///   because Apple's files show money at that precision; otherwise `refund` keyed by the price.
-    static func ledgerKeys(_ entry: LedgerEntry, pacificTime: PacificTime) -> [ParityKey] {
+    static func ledgerKeys(_ entry: LedgerEntry, pacificTime: PacificTime) -> [SalesParityKey] {
         guard entry.counts(in: "Production"), let currency = entry.currency, !currency.isEmpty else { return [] }
         let country = entry.storefront.flatMap { CountryCode.alpha2(alpha3: $0) } ?? ""
-        func key(_ ms: Int64, _ price: Int64, _ kind: ParityKind) -> ParityKey {
-            ParityKey(
+        func key(_ ms: Int64, _ price: Int64, _ kind: SalesParityKind) -> SalesParityKey {
+            SalesParityKey(
                 day: pacificTime.day(ofMs: ms), productID: entry.productID, country: country, currency: currency,
                 priceMilliunits: price, kind: kind)
         }
-        var keys: [ParityKey] = []
+        var keys: [SalesParityKey] = []
         if let price = entry.priceMilliunits, price > 0, let purchaseMs = entry.purchaseDateMs {
             keys.append(key(purchaseMs, price, .billed))
         }

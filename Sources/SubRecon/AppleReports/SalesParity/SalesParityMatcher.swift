@@ -1,6 +1,4 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// Matches Apple's counts against the ledger's, key by key (`report apple-parity`).
 ///
@@ -9,24 +7,24 @@ import SubReconStore
 /// is cancelled by an opposite difference of the same key (all fields but the day) within
 /// `toleranceDays` is a day-boundary shift, not an error. Cancelling is greedy and deterministic:
 /// days ascending, for each the nearest day first (the earlier on a tie), each unit used once.
-public enum ParityMatcher {
+public enum SalesParityMatcher {
     public static let defaultToleranceDays = 1
 
     public static func match(
-        apple: [ParityKey: Int64], ledger: [ParityKey: Int64], comparedDays: Set<CalendarDay>,
+        apple: [SalesParityKey: Int64], ledger: [SalesParityKey: Int64], comparedDays: Set<CalendarDay>,
         toleranceDays: Int = defaultToleranceDays
-    ) -> [ParityRow] {
-        var keys = Set<ParityKey>()
+    ) -> [SalesParityRow] {
+        var keys = Set<SalesParityKey>()
         for key in apple.keys where comparedDays.contains(key.day) && apple[key] != 0 { keys.insert(key) }
         for key in ledger.keys where comparedDays.contains(key.day) && ledger[key] != 0 { keys.insert(key) }
 
         // Remaining differences by key without its day, then by day.
-        var remaining: [ParityKey: [CalendarDay: Int64]] = [:]
+        var remaining: [SalesParityKey: [CalendarDay: Int64]] = [:]
         for key in keys {
             let difference = (apple[key] ?? 0) - (ledger[key] ?? 0)
             if difference != 0 { remaining[groupKey(key), default: [:]][key.day] = difference }
         }
-        var shifted: [ParityKey: Int64] = [:]
+        var shifted: [SalesParityKey: Int64] = [:]
         let tolerance = Int64(max(0, toleranceDays))
         if tolerance > 0 {
             for group in remaining.keys.sorted() {
@@ -57,16 +55,16 @@ public enum ParityMatcher {
             let ledgerUnits = ledger[key] ?? 0
             let difference = appleUnits - ledgerUnits
             let shiftedUnits = shifted[groupKey(key).on(key.day)] ?? 0
-            let status: ParityStatus =
+            let status: SalesParityStatus =
                 if difference == 0 { .match }
                 else if shiftedUnits == abs(difference) { .shifted }
                 else if difference > 0 { .missingInLedger }
                 else { .missingAtApple }
-            return ParityRow(
+            return SalesParityRow(
                 key: key, appleUnits: appleUnits, ledgerUnits: ledgerUnits, status: status, shiftedUnits: shiftedUnits)
         }
     }
 
     /// The key with its day set to a fixed value: the group shifts are looked for in.
-    private static func groupKey(_ key: ParityKey) -> ParityKey { key.on(CalendarDay(ordinal: 0)) }
+    private static func groupKey(_ key: SalesParityKey) -> SalesParityKey { key.on(CalendarDay(ordinal: 0)) }
 }

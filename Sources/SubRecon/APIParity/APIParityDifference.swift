@@ -1,9 +1,6 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// One field of one subscription on which the two Apple APIs disagree (`subrecon parity`).
-public struct ParityDifference: Sendable, Equatable {
+public struct APIParityDifference: Sendable, Equatable {
     public var userID: String
     public var originalTransactionID: String
     /// A `report subscriptions` column, `subscription` when only one API knows it, or `outcome`

@@ -1,9 +1,6 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The `status` column of `report apple-parity`.
-public enum ParityStatus: String, Sendable, Hashable, CaseIterable {
+public enum SalesParityStatus: String, Sendable, Hashable, CaseIterable {
     /// Both sides count the same.
     case match
     /// The difference cancels against the same key on a nearby day (the day boundary).

@@ -1,17 +1,15 @@
 import Foundation
-import SubReconAppStore
 import SubReconModel
-import SubReconStore
 
 /// The parity CSV could not be written (exit 73).
-public struct ParityOutputFailure: OperatorFacingError {
+public struct APIParityOutputFailure: OperatorFacingError {
     public var reason: String
 
     public var exitStatus: ExitStatus { .cannotCreateOutput }
     public var description: String { "cannot write the parity CSV: \(reason)" }
 }
 
-extension ParityCheck.Result {
+extension APIParityCheck.Result {
     /// `parity: 120 receipts, 130 subscriptions compared, 2 differing (3 fields)`, for stderr; when
     /// nothing was compared, why.
     public var summaryLine: String {
@@ -41,7 +39,7 @@ extension CommandContext {
     /// with `all`), nothing written; the CSV of every differing field to `outputPath` (atomically)
     /// or standard output.
     public func parity(limit: Int?, all: Bool = false, outputPath: String?, flags: Settings.Flags) async throws
-        -> ParityCheck.Result
+        -> APIParityCheck.Result
     {
         var flags = flags
         flags.requireBothAPIs = true
@@ -51,7 +49,7 @@ extension CommandContext {
         let result = try await job.parity(limit: limit, all: all)
         func writeCSV(_ handle: FileHandle) throws {
             var csv = CSVWriter(fileHandle: handle)
-            try csv.writeRow(ParityDifference.csvHeader)
+            try csv.writeRow(APIParityDifference.csvHeader)
             for difference in result.differences { try csv.writeRow(difference.csvFields) }
             try csv.finish()
         }
@@ -62,7 +60,7 @@ extension CommandContext {
                 try writeCSV(output.standardOutput)
             }
         } catch {
-            throw ParityOutputFailure(reason: "\(error)")
+            throw APIParityOutputFailure(reason: "\(error)")
         }
         return result
     }

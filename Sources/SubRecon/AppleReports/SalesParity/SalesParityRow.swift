@@ -1,25 +1,23 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// One row of `report apple-parity`.
-public struct ParityRow: Sendable, Equatable {
+public struct SalesParityRow: Sendable, Equatable {
     /// The CSV columns, in order (`ReportKind` in main reads this).
     public static let columns = [
         "day", "product_id", "country", "currency", "price_milliunits", "kind", "apple_units", "ledger_units",
         "difference", "status",
     ]
 
-    public var key: ParityKey
+    public var key: SalesParityKey
     public var appleUnits: Int64
     public var ledgerUnits: Int64
     /// `apple_units − ledger_units`.
     public var difference: Int64
-    public var status: ParityStatus
+    public var status: SalesParityStatus
     /// Units of |difference| cancelled against the same key on a nearby day (0…|difference|).
     public var shiftedUnits: Int64
 
-    public init(key: ParityKey, appleUnits: Int64, ledgerUnits: Int64, status: ParityStatus, shiftedUnits: Int64 = 0) {
+    public init(key: SalesParityKey, appleUnits: Int64, ledgerUnits: Int64, status: SalesParityStatus, shiftedUnits: Int64 = 0) {
         self.key = key
         self.appleUnits = appleUnits
         self.ledgerUnits = ledgerUnits

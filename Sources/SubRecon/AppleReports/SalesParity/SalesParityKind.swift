@@ -1,9 +1,6 @@
-import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// What a `report apple-parity` key counts: billed periods, full refunds, or partial refunds.
-public enum ParityKind: String, Sendable, Hashable, CaseIterable {
+public enum SalesParityKind: String, Sendable, Hashable, CaseIterable {
     case billed
     /// Apple's negative units; the ledger's refunds other than `REFUND_PRORATED`.
     case refund

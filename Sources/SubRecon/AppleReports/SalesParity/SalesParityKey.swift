@@ -1,10 +1,8 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// One row's key in `report apple-parity`: `(day, product_id, country, currency, price_milliunits,
 /// kind)`, ordered as the contract sorts rows (strings bytewise, the price numerically).
-public struct ParityKey: Sendable, Hashable, Comparable {
+public struct SalesParityKey: Sendable, Hashable, Comparable {
     /// The Pacific-time day.
     public var day: CalendarDay
     public var productID: String
@@ -13,11 +11,11 @@ public struct ParityKey: Sendable, Hashable, Comparable {
     public var currency: String
     /// Per unit, never negative (refunds are keyed by the amount given back).
     public var priceMilliunits: Int64
-    public var kind: ParityKind
+    public var kind: SalesParityKind
 
     public init(
         day: CalendarDay, productID: String, country: String, currency: String, priceMilliunits: Int64,
-        kind: ParityKind
+        kind: SalesParityKind
     ) {
         self.day = day
         self.productID = productID
@@ -28,13 +26,13 @@ public struct ParityKey: Sendable, Hashable, Comparable {
     }
 
     /// The key on another day: what a day-boundary shift is looked for under.
-    func on(_ day: CalendarDay) -> ParityKey {
+    func on(_ day: CalendarDay) -> SalesParityKey {
         var copy = self
         copy.day = day
         return copy
     }
 
-    public static func < (lhs: ParityKey, rhs: ParityKey) -> Bool {
+    public static func < (lhs: SalesParityKey, rhs: SalesParityKey) -> Bool {
         if lhs.day != rhs.day { return lhs.day < rhs.day }
         if lhs.productID != rhs.productID { return bytewise(lhs.productID, rhs.productID) }
         if lhs.country != rhs.country { return bytewise(lhs.country, rhs.country) }

@@ -1,9 +1,7 @@
 import SubReconModel
-import SubReconAppStore
-import SubReconStore
 
 /// The summary of `report apple-parity` (stderr, the dashboard, the exit code).
-public struct ParitySummary: Sendable, Equatable {
+public struct SalesParitySummary: Sendable, Equatable {
     /// A compared day and the units on it no shift explains.
     public struct Day: Sendable, Equatable {
         public var day: CalendarDay
@@ -30,7 +28,7 @@ public struct ParitySummary: Sendable, Equatable {
     public var allExplained: Bool { rowsNotMatched == 0 }
     public var exitCode: Int32 { (allExplained ? ExitStatus.success : .incomplete).rawValue }
 
-    public init(rows: [ParityRow], comparedDays: Set<CalendarDay>, worstDayLimit: Int = 5) {
+    public init(rows: [SalesParityRow], comparedDays: Set<CalendarDay>, worstDayLimit: Int = 5) {
         daysCompared = comparedDays.count
         firstDay = comparedDays.min()
         lastDay = comparedDays.max()
