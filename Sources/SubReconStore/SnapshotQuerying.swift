@@ -10,8 +10,10 @@ public enum SQLArgument: Sendable, Equatable {
     public init(_ value: String?) { self = value.map(SQLArgument.text) ?? .null }
 }
 
-/// One row of a query, read by column name (columns are INTEGER or TEXT in both stores).
-public protocol QueryRow {
+/// One row of a query, read by column name (columns are INTEGER or TEXT in both stores). Raw
+/// access (`RawSQL`): the store's own reads and `db copy` use it; the application reads typed rows
+/// (`Reads/`), and the compiler refuses this to any file that does not import the SPI.
+@_spi(RawSQL) public protocol QueryRow {
     func text(_ column: String) throws -> String?
     func integer(_ column: String) throws -> Int64?
     /// The value as it is stored, INTEGER or TEXT (a copy moves it without knowing its column).
@@ -20,26 +22,28 @@ public protocol QueryRow {
 
 extension QueryRow {
     /// A column the schema declares NOT NULL.
-    package func requiredText(_ column: String) throws -> String {
+    @_spi(RawSQL) public func requiredText(_ column: String) throws -> String {
         guard let value = try text(column) else { throw StoreError.failed(operation: "reading \(column)", reason: "it is NULL") }
         return value
     }
 
-    package func requiredInteger(_ column: String) throws -> Int64 {
+    @_spi(RawSQL) public func requiredInteger(_ column: String) throws -> Int64 {
         guard let value = try integer(column) else { throw StoreError.failed(operation: "reading \(column)", reason: "it is NULL") }
         return value
     }
 
     /// A 0/1 column (SQLite has no boolean type, so neither do our tables).
-    package func flag(_ column: String) throws -> Bool? { try integer(column).map { $0 != 0 } }
+    @_spi(RawSQL) public func flag(_ column: String) throws -> Bool? { try integer(column).map { $0 != 0 } }
 }
 
 /// Read-only queries that all see one consistent snapshot of the store (reports, status, metrics,
 /// copies), written once in the SQL both stores accept: `?` placeholders, INTEGER and TEXT columns,
-/// text ordered by its bytes.
+/// text ordered by its bytes. What the application reads is a typed method of `Reads/`; running a
+/// statement by its text is raw access (`RawSQL`), for the store itself, `db copy`, the benchmark
+/// and tests.
 public protocol SnapshotQuerying {
     /// Runs `sql` and hands each row to `body`, streaming (memory stays flat in the table's size).
-    func forEachRow(_ sql: String, _ arguments: [SQLArgument], _ body: (any QueryRow) throws -> Void) async throws
+    @_spi(RawSQL) func forEachRow(_ sql: String, _ arguments: [SQLArgument], _ body: (any QueryRow) throws -> Void) async throws
     /// Every ledger row of `environment` (`SchemaSQL.ledgerWalk`), each with its period key: one
     /// subscription's periods together, in purchase order (SQLite puts unknown dates first,
     /// PostgreSQL last: `LedgerWalk` orders them), then period key. Each store reads them its
@@ -55,13 +59,13 @@ extension SnapshotQuerying {
         try await forEachLedgerRow(environment: environment, withParityColumns: false, body)
     }
 
-    package func all<T>(_ sql: String, _ arguments: [SQLArgument] = [], _ transform: (any QueryRow) throws -> T) async throws -> [T] {
+    @_spi(RawSQL) public func all<T>(_ sql: String, _ arguments: [SQLArgument] = [], _ transform: (any QueryRow) throws -> T) async throws -> [T] {
         var result: [T] = []
         try await forEachRow(sql, arguments) { result.append(try transform($0)) }
         return result
     }
 
-    package func integer(_ sql: String, _ arguments: [SQLArgument] = []) async throws -> Int64? {
+    @_spi(RawSQL) public func integer(_ sql: String, _ arguments: [SQLArgument] = []) async throws -> Int64? {
         var value: Int64?
         try await forEachRow(sql, arguments) { row in if value == nil { value = try row.integer("value") } }
         return value

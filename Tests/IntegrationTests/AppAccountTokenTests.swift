@@ -5,7 +5,7 @@ import Testing
 
 @testable import SubRecon
 @testable import SubReconModel
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// Who a purchase belongs to: a token the app server registered for a user (an import row with
 /// only `app_account_token`) makes a notification about a transaction no receipt knows yet that

@@ -10,7 +10,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconModel
 @testable import SubReconAppStore
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// `apple-reports fetch`'s client and fetcher against the simulator over loopback: gzip reports
 /// stored a day per transaction, Apple's version drift followed once, a day not yet published

@@ -5,7 +5,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconModel
 @testable import SubReconAppStore
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// PostgreSQL stops answering in the middle of a run (its server stopped as if it crashed): the
 /// worker retries for the bounded time, then exits 74 with a clear message; no receipt is

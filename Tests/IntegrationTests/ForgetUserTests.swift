@@ -5,7 +5,7 @@ import Testing
 
 @testable import SubRecon
 @testable import SubReconModel
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// `subrecon forget USER_ID`: nothing naming the user survives in any table or report, the
 /// ledger's money stays under a pseudonym (revenue and metrics do not move), and a second call

@@ -4,7 +4,7 @@ import Testing
 
 @testable import SubRecon
 @testable import SubReconModel
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// The ledger holds each billed transaction once, whoever claims it (issue 34, items 1 and 3): a
 /// purchase two users hold is listed in `report renewals` under the first claimant only, `forget`

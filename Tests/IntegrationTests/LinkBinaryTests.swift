@@ -4,7 +4,7 @@ import Testing
 
 @testable import SubRecon
 @testable import SubReconModel
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// `subrecon link USER_ID TRANSACTION_ID` through the binary against the simulator's Set App
 /// Account Token: the user's token goes to Apple, the purchase becomes theirs and is reconciled;

@@ -5,7 +5,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconModel
 @testable import SubReconAppStore
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// The receiver end to end: real HTTP over loopback to `NotificationReceiverServer`, the real
 /// processor, real stores (SQLite file, PostgreSQL database), notifications signed by the

@@ -7,7 +7,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconAppStore
 @testable import SubReconModel
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// One receiver for several apps: the verified payload's bundle ID selects the app (its products
 /// apply), the notification records it, and an app the deployment does not list is refused.

@@ -8,7 +8,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconAppStore
 @testable import SubReconModel
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// Several apps in one deployment: each receipt names its app, each app is asked with its own
 /// credentials, the apps' receipts go side by side, and an app Apple refuses stops only that app.

@@ -5,7 +5,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconModel
 @testable import SubReconAppStore
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// Several `subrecon run` processes against one PostgreSQL database and one App Store: they split
 /// the due receipts by claiming them, none is verified twice, and a killed worker's receipts are

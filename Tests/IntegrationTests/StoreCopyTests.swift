@@ -6,7 +6,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconModel
 @testable import SubReconAppStore
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// `subrecon db copy` and `subrecon db migrate`: a SQLite store filled by real runs against the
 /// simulator moves to PostgreSQL and back with every row and every report byte intact; a target

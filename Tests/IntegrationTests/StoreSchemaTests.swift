@@ -5,7 +5,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconModel
 @testable import SubReconAppStore
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// Both stores have the same tables with the same columns in the same order (`PostgresSchema`
 /// translates SQLite's migrations; `subrecon db copy` moves columns by name; an app server writes

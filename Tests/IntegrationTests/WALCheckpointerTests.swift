@@ -4,7 +4,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconModel
 @testable import SubReconAppStore
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// The receiver's SQLite store checkpoints its WAL on a connection of its own, not in the commit
 /// that crosses the threshold: what is committed reaches the database file without any commit

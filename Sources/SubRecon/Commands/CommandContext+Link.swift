@@ -91,9 +91,7 @@ extension CommandContext {
             known = try await purchaseTokenAtApple(job, transport: transport, candidates: candidates, otid: otid)
         }
         if let token = known.token {
-            let tokenHolder = try await job.store.withReadSnapshot { db in
-                try await db.all(PurchaseHoldersSQL.tokenUser, [.text(token)]) { try $0.requiredText("user_id") }.first
-            }
+            let tokenHolder = try await job.store.withReadSnapshot { db in try await db.userRegistering(token: token) }
             if let tokenHolder, tokenHolder != userID, !move {
                 throw LinkFailure.heldByAnotherUser(holder: tokenHolder, originalTransactionID: otid, token: token)
             }
@@ -127,22 +125,14 @@ extension CommandContext {
     /// The user, the purchase and who else holds it, in one snapshot.
     private func linkFacts(_ store: any SubscriptionStore, userID: String, transactionID: String) async throws -> LinkFacts {
         try await store.withReadSnapshot { db in
-            let user = try await db.all(IdentitySQL.user, [.text(userID), .text(userID), .text(userID)]) { row in
-                (try row.integer("stored") ?? 0, try row.text("token"))
-            }.first
-            let target = try await db.all(
-                IdentitySQL.transaction, [.text(transactionID), .text(transactionID), .text(transactionID), .text(transactionID)]
-            ) { row in (try row.requiredText("original_transaction_id"), try row.text("bundle_id")) }.first
-            let otid = target?.0 ?? transactionID
-            let ownership = try await db.all(IdentitySQL.ownership, [.text(otid)]) { try $0.text("ownership_type") }.first ?? nil
-            let holders = try await db.all(
-                PurchaseHoldersSQL.holders, [.text(otid), .text(userID), .text(transactionID), .text(otid), .text(userID)]
-            ) { row in (user: try row.requiredText("user_id"), byReceiptData: (try row.integer("by_receipt_data") ?? 0) != 0) }
-            let storedToken = try await db.all(PurchaseHoldersSQL.storedToken, [.text(otid)]) {
-                try $0.text("app_account_token")
-            }.first ?? nil
+            let user = try await db.storedUser(userID)
+            let target = try await db.storedTransaction(transactionID)
+            let otid = target?.originalTransactionID ?? transactionID
+            let ownership = try await db.ownershipType(ofPurchase: otid)
+            let holders = try await db.purchaseHolders(otid, transactionID: transactionID, otherThan: userID)
+            let storedToken = try await db.storedAppAccountToken(ofPurchase: otid)
             return LinkFacts(
-                userStored: user?.0 ?? 0, userToken: user?.1, originalTransactionID: otid, bundleID: target?.1,
+                userStored: user.rows, userToken: user.firstToken, originalTransactionID: otid, bundleID: target?.bundleID,
                 ownership: ownership, holders: holders, storedPurchaseToken: storedToken?.lowercased())
         }
     }
@@ -218,11 +208,9 @@ extension CommandContext {
                 _ = try await store.movePurchase(
                     originalTransactionID, from: holders, to: userID, token: moveToken ? token : nil, nowMs: clock())
             }
-            let holds = try await store.withReadSnapshot { db in
-                try await db.integer(IdentitySQL.userHolds, [.text(userID), .text(originalTransactionID)]) ?? 0
-            }
+            let holds = try await store.withReadSnapshot { db in try await db.userHolds(userID, purchase: originalTransactionID) }
             let row = ImportRow(
-                line: 0, userID: userID, receiptData: "", transactionID: holds > 0 ? nil : originalTransactionID,
+                line: 0, userID: userID, receiptData: "", transactionID: holds ? nil : originalTransactionID,
                 bundleID: app.bundleID, appAccountToken: token)
             _ = try await store.importReceipts([row], nowMs: clock())
         } catch let error as StoreError {

@@ -24,8 +24,7 @@ public enum MetricsFile {
         do {
             var out = MetricsText()
             let kind = summary.kind.rawValue
-            let lastSuccess = try await db.integer(
-                MetricsSQL.lastSuccessfulRun, [.text(kind)])
+            let lastSuccess = try await db.lastSuccessfulRunFinishedAtMs(kind: kind)
             out.gauge(
                 "subrecon_last_run_timestamp_seconds", "When the last run finished (Unix time).",
                 [("kind", kind)], Double(summary.finishedAtMs) / 1000)
@@ -58,27 +57,19 @@ public enum MetricsFile {
                     [("kind", kind)], api.achievedRate ?? 0)
             }
             if let runID = summary.runID {
-                try await db.forEachRow(
-                    MetricsSQL.appleStatusesOfRun,
-                    [.integer(runID)]
-                ) { row in
+                for (status, count) in try await db.appleStatusCounts(ofRun: runID) {
                     out.gauge(
                         "subrecon_last_run_apple_status", "Apple statuses answered in the last run.",
-                        [("kind", kind), ("status", String(try row.requiredInteger("apple_status")))],
-                        Double(try row.requiredInteger("n")))
+                        [("kind", kind), ("status", String(status))], Double(count))
                 }
             }
-            let byStatus = Dictionary(
-                uniqueKeysWithValues: try await db.all(MetricsSQL.subscriptionsByStatus) {
-                    (try $0.requiredText("status"), try $0.requiredInteger("n"))
-                })
+            let byStatus = try await db.subscriptionCountsByStatus()
             for status in SubscriptionStatus.allCases {
                 out.gauge(
                     "subrecon_subscriptions", "Stored subscriptions by status.", [("status", status.rawValue)],
                     Double(byStatus[status.rawValue] ?? 0))
             }
-            let due = try await db.integer(
-                MetricsSQL.dueReceiptCount, [.integer(summary.finishedAtMs)]) ?? 0
+            let due = try await db.dueReceiptCount(at: summary.finishedAtMs)
             out.gauge("subrecon_receipts_due", "Receipts due when the last run finished.", [], Double(due))
             return out.text
         }

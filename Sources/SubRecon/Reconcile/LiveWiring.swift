@@ -181,11 +181,9 @@ extension LiveWiring {
     /// quiet brings the 7-day re-checks back by itself.
     public static func duePolicy(store: any SubscriptionStore, nowMs: Int64, logger: Logger) async -> DuePolicy {
         let recent = try? await store.withReadSnapshot { db in
-            try await db.integer(
-                MetricsSQL.deliveredNotificationsSince,
-                [.integer(nowMs - DuePolicy.notificationsFlowingWithinMs)])
+            try await db.deliveredNotificationCount(since: nowMs - DuePolicy.notificationsFlowingWithinMs)
         }
-        guard let count = recent ?? nil, count > 0 else { return .standard }
+        guard let count = recent, count > 0 else { return .standard }
         logger.info("notifications flow: entitled subscriptions are re-checked at most 30 days apart")
         return .notified
     }

@@ -24,12 +24,7 @@ struct TokenHolderLinker {
     /// Links what run `runID` found; a failure to reconcile one user is logged and the others go on.
     func link(afterRun runID: Int64) async throws -> Outcome {
         let store = job.store
-        let found = try await store.withReadSnapshot { db in
-            try await db.all(IdentitySQL.tokenHoldersOfRun, [.integer(runID)]) { row in
-                (otid: try row.requiredText("original_transaction_id"), user: try row.requiredText("user_id"),
-                 bundleID: try row.text("bundle_id"))
-            }
-        }
+        let found = try await store.withReadSnapshot { db in try await db.tokenHeldPurchases(ofRun: runID) }
         var outcome = Outcome()
         var rows: [ImportRow] = []
         var apps: [String: AppSettings] = [:]
@@ -41,9 +36,9 @@ struct TokenHolderLinker {
                 continue
             }
             rows.append(ImportRow(
-                line: rows.count, userID: purchase.user, receiptData: "", transactionID: purchase.otid,
+                line: rows.count, userID: purchase.userID, receiptData: "", transactionID: purchase.originalTransactionID,
                 bundleID: purchase.bundleID))
-            if apps[purchase.user] == nil { apps[purchase.user] = app }
+            if apps[purchase.userID] == nil { apps[purchase.userID] = app }
         }
         guard !rows.isEmpty else { return outcome }
         _ = try await store.importReceipts(rows, nowMs: job.clock())

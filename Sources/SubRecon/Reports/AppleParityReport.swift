@@ -12,7 +12,7 @@ enum AppleParityReport {
         // (a product's app: the apps file's `products`, else the app of the ledger's periods of
         // it; Apple makes product IDs unique across a developer's apps).
         let narrowed = !options.apps.isEmpty
-        let appOf = narrowed ? try await LedgerWalk.subscriptionApps(db) : [:]
+        let appOf = narrowed ? try await db.subscriptionApps() : [:]
         var productApp = options.productApps
         var ledger = SalesParityTally()
         if !compared.isEmpty {
@@ -26,22 +26,9 @@ enum AppleParityReport {
             }
         }
         var apple = SalesParityTally()
-        try await db.forEachRow(
-            SchemaSQL.appleReportRows, AppleReportDays.bounds(since: options.paritySince, until: options.parityUntil)
-        ) { row in
-            let text = try row.requiredText("day")
-            let product = try row.requiredText("product_id")
-            if narrowed, !options.includes(bundleID: productApp[product] ?? options.defaultBundleID) { return }
-            guard let day = CalendarDay(text: text) else {
-                throw StoreError.failed(operation: "reading Apple's report rows", reason: "day \(text) is not a date")
-            }
-            apple.add(
-                SalesReportRow(
-                    line: 0, sku: product, productTypeIdentifier: try row.requiredText("product_type"),
-                    units: try row.requiredInteger("units"),
-                    customerPriceMilliunits: try row.requiredInteger("customer_price_milliunits"),
-                    customerCurrency: try row.requiredText("currency"), countryCode: try row.requiredText("country")),
-                on: day)
+        try await db.forEachAppleReportRow(since: options.paritySince, until: options.parityUntil) { day, row in
+            if narrowed, !options.includes(bundleID: productApp[row.sku] ?? options.defaultBundleID) { return }
+            apple.add(row, on: day)
         }
         let rows = SalesParityMatcher.match(
             apple: apple.counts, ledger: ledger.counts, comparedDays: compared, toleranceDays: options.toleranceDays)

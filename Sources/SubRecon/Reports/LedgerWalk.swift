@@ -73,8 +73,7 @@ enum LedgerWalk {
 
     /// The earliest purchase the money reports count in `environment` (the default window's start).
     static func firstPurchaseMs(_ db: any SnapshotQuerying, environment: String) async throws -> Int64? {
-        try await db.integer(
-            ReportSQL.firstPurchaseMs, [.text(environment)])
+        try await db.firstPurchaseMs(environment: environment)
     }
 
     /// `report revenue`'s rows.
@@ -136,26 +135,13 @@ enum LedgerWalk {
         return (metrics.rows(), revenue.rows())
     }
 
-    /// Each subscription's app (by original transaction id), where its receipt or its periods name
-    /// one. Only those are in the map; when nothing names an app (a deployment with one app), one
-    /// index probe and nothing more is read.
-    static func subscriptionApps(_ db: any SnapshotQuerying) async throws -> [String: String] {
-        var appOf: [String: String] = [:]
-        if try await db.integer(ReportSQL.anyReceiptNamesAnApp) != nil {
-            try await db.forEachRow(ReportSQL.subscriptionApps, []) { row in
-                if let otid = try row.text("original_transaction_id"), let app = try row.text("bundle_id") { appOf[otid] = app }
-            }
-        }
-        return appOf
-    }
-
     /// Each subscription's periods with its app (the app of the receipt holding it, else the
     /// deployment's one app), the apps `--app` keeps only.
     private static func forEachSubscriptionByApp(
         _ db: any SnapshotQuerying, _ options: ReportOptions, _ body: (String?, [LedgerEntry]) throws -> Void
     ) async throws {
         let money = options.money ?? MoneyReportOptions(nowMs: options.nowMs)
-        let appOf = try await subscriptionApps(db)
+        let appOf = try await db.subscriptionApps()
         try await forEachSubscription(db, environment: money.environment) { entries in
             let app = entries.first.flatMap { appOf[$0.originalTransactionID] } ?? options.defaultBundleID
             guard options.includes(bundleID: app) else { return }

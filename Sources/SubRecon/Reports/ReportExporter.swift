@@ -115,39 +115,31 @@ public struct ReportExporter: Sendable {
     /// One row per notification uuid, in the order they first arrived (`--since/--until` on
     /// received_at). Refused notifications are not stored; metrics count them.
     private static func notifications(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
-        try await db.forEachRow(
-            ReportSQL.notifications, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
-        ) { row in
-            let bundleID = try row.text("bundle_id")
-            guard options.includes(bundleID: bundleID) else { return }
+        try await db.forEachNotificationReportRow(receivedFrom: options.sinceMs ?? .min, until: options.untilMs ?? .max) { row in
+            guard options.includes(bundleID: row.bundleID) else { return }
             try csv.writeRow([
-                time(row.integer("received_at")), row.text("notification_uuid"), row.text("notification_type"),
-                row.text("subtype"), row.text("environment"), row.text("original_transaction_id"), row.text("user_id"),
-                row.text("outcome"), time(row.integer("signed_date")), number(row.integer("deliveries")),
-                bundleID ?? options.defaultBundleID,
+                time(row.receivedAtMs), row.notificationUUID, row.notificationType, row.subtype, row.environment,
+                row.originalTransactionID, row.userID, row.outcome, time(row.signedDateMs), number(row.deliveries),
+                row.bundleID ?? options.defaultBundleID,
             ])
         }
     }
 
     private static func subscriptions(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
-        try await db.forEachRow(
-            ReportSQL.subscriptions, []
-        ) { row in
-            let bundleID = try row.text("bundle_id")
-            guard options.includes(bundleID: bundleID) else { return }
-            let status = try row.requiredText("status")
+        try await db.forEachSubscriptionReportRow { row in
+            guard options.includes(bundleID: row.bundleID) else { return }
+            let status = row.status
             let entitled = SubscriptionStatus(rawValue: status)?.isEntitled ?? false
-            let expires = try row.requiredInteger("expires_date_ms")
+            let expires = row.expiresDateMs
             try csv.writeRow([
-                row.text("user_id"), row.text("original_transaction_id"), row.text("product_id"), status, entitled ? "true" : "false",
-                ISO8601.string(fromMilliseconds: expires), String(expires), flag(row.integer("auto_renew_status")),
-                row.text("auto_renew_product_id"), row.integer("expiration_intent").map(String.init),
-                row.integer("grace_period_expires_date_ms").map(ISO8601.string(fromMilliseconds:)),
-                flag(row.integer("is_in_billing_retry")), row.text("environment"),
-                row.integer("last_verified_at").map(ISO8601.string(fromMilliseconds:)),
-                status == SubscriptionStatus.refunded.rawValue
-                    ? row.integer("cancellation_date_ms").map(String.init) : nil,
-                row.text("app_account_token"), bundleID ?? options.defaultBundleID,
+                row.userID, row.originalTransactionID, row.productID, status, entitled ? "true" : "false",
+                ISO8601.string(fromMilliseconds: expires), String(expires), flag(row.autoRenewStatus),
+                row.autoRenewProductID, row.expirationIntent.map(String.init),
+                row.gracePeriodExpiresDateMs.map(ISO8601.string(fromMilliseconds:)),
+                flag(row.isInBillingRetry), row.environment,
+                row.lastVerifiedAtMs.map(ISO8601.string(fromMilliseconds:)),
+                status == SubscriptionStatus.refunded.rawValue ? row.cancellationDateMs.map(String.init) : nil,
+                row.appAccountToken, row.bundleID ?? options.defaultBundleID,
             ])
         }
     }
@@ -155,64 +147,52 @@ public struct ReportExporter: Sendable {
     /// The ledger: Apple's fields as stored, then the same dates and amounts as a person reads them
     /// (ISO 8601 UTC; decimals in the currency's minor units, as `report revenue` writes them).
     private static func renewals(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
-        try await db.forEachRow(
-            ReportSQL.renewals, []
-        ) { row in
-            let bundleID = try row.text("bundle_id")
-            guard options.includes(bundleID: bundleID) else { return }
-            let currency = try row.text("currency")
+        try await db.forEachRenewalReportRow { row in
+            guard options.includes(bundleID: row.bundleID) else { return }
             try csv.writeRow([
-                row.text("transaction_id"), row.text("original_transaction_id"), row.text("web_order_line_item_id"), row.text("user_id"),
-                row.text("product_id"), number(row.integer("purchase_date_ms")), number(row.integer("expires_date_ms")),
-                number(row.integer("cancellation_date_ms")), (row.flag("is_trial_period") == true) ? "true" : "false",
-                (row.flag("is_in_intro_offer_period") == true) ? "true" : "false", number(row.integer("first_seen_run_id")),
-                number(row.integer("price_milliunits")), row.text("currency"), row.text("storefront"),
-                number(row.integer("offer_type")), row.text("offer_discount_type"), row.text("offer_period"),
-                row.text("transaction_reason"), row.text("ownership_type"), row.text("environment"),
-                row.text("revocation_type"), number(row.integer("revocation_percentage")),
-                number(row.integer("refund_milliunits")), bundleID ?? options.defaultBundleID,
-                time(row.integer("purchase_date_ms")), time(row.integer("expires_date_ms")),
-                amount(row.integer("price_milliunits"), currency), amount(row.integer("refund_milliunits"), currency),
+                row.transactionID, row.originalTransactionID, row.webOrderLineItemID, row.userID,
+                row.productID, number(row.purchaseDateMs), number(row.expiresDateMs),
+                number(row.cancellationDateMs), row.isTrialPeriod == true ? "true" : "false",
+                row.isInIntroOfferPeriod == true ? "true" : "false", number(row.firstSeenRunID),
+                number(row.priceMilliunits), row.currency, row.storefront,
+                number(row.offerType), row.offerDiscountType, row.offerPeriod,
+                row.transactionReason, row.ownershipType, row.environment,
+                row.revocationType, number(row.revocationPercentage),
+                number(row.refundMilliunits), row.bundleID ?? options.defaultBundleID,
+                time(row.purchaseDateMs), time(row.expiresDateMs),
+                amount(row.priceMilliunits, row.currency), amount(row.refundMilliunits, row.currency),
             ])
         }
     }
 
     private static func runs(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
-        try await db.forEachRow(
-            ReportSQL.runs, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
-        ) { row in
+        try await db.forEachRunReportRow(startedFrom: options.sinceMs ?? .min, until: options.untilMs ?? .max) { run in
             try csv.writeRow([
-                number(row.integer("id")), row.text("kind"), time(row.integer("started_at")), time(row.integer("finished_at")), row.text("status"),
-                number(row.integer("receipts_total")), number(row.integer("verified")), number(row.integer("updated")),
-                number(row.integer("unchanged")), number(row.integer("invalid")), number(row.integer("failed")), number(row.integer("exit_code")),
-                worker(host: row.text("host"), pid: row.integer("pid")), number(row.integer("account_gone")),
-                number(row.integer("skipped")),
+                String(run.id), run.kind, time(run.startedAtMs), time(run.finishedAtMs), run.status,
+                String(run.receiptsTotal), String(run.verified), String(run.updated),
+                String(run.unchanged), String(run.invalid), String(run.failed), number(run.exitCode),
+                worker(host: run.host, pid: run.pid), String(run.accountGone), String(run.skipped),
             ])
         }
     }
 
     private static func runItems(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         guard let chosen = try await chosenRun(db, options.runID) else { return }
-        try await db.forEachRow(
-            ReportSQL.runItems, [.integer(chosen)]
-        ) { row in
-            let bundleID = try row.text("bundle_id")
-            guard options.includes(bundleID: bundleID) else { return }
+        try await db.forEachRunItemReportRow(ofRun: chosen) { row in
+            guard options.includes(bundleID: row.bundleID) else { return }
             try csv.writeRow([
-                number(row.integer("run_id")), number(row.integer("receipt_id")), row.text("user_id"), row.text("outcome"),
-                number(row.integer("apple_status")), row.text("environment"), row.text("old_status"), row.text("new_status"),
-                number(row.integer("old_expires_date_ms")), number(row.integer("new_expires_date_ms")), row.text("message"),
-                bundleID ?? options.defaultBundleID,
+                number(row.runID), number(row.receiptID), row.userID, row.outcome,
+                number(row.appleStatus), row.environment, row.oldStatus, row.newStatus,
+                number(row.oldExpiresDateMs), number(row.newExpiresDateMs), row.message,
+                row.bundleID ?? options.defaultBundleID,
             ])
         }
     }
 
     /// The run `--run` names (which must exist, of either kind), or the latest nightly run; nil when there is none.
     private static func chosenRun(_ db: any SnapshotQuerying, _ runID: Int64?) async throws -> Int64? {
-        guard let runID else { return try await db.integer(ReportSQL.latestNightlyRun) }
-        guard try await db.integer(ReportSQL.runExists, [.integer(runID)]) != nil else {
-            throw ReportError.unknownRun(runID)
-        }
+        guard let runID else { return try await db.latestNightlyRunID() }
+        guard try await db.runExists(runID) else { throw ReportError.unknownRun(runID) }
         return runID
     }
 
@@ -220,28 +200,23 @@ public struct ReportExporter: Sendable {
     /// started in the `--since/--until` window and every change a notification made in it (those
     /// last, with their `notification_uuid` and no run).
     private static func changes(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
-        let sql: String
-        let arguments: [SQLArgument]
+        func write(_ row: ChangeReportRow) throws {
+            guard options.includes(bundleID: row.bundleID) else { return }
+            try csv.writeRow([
+                number(row.runID), row.userID, row.originalTransactionID, row.change, row.oldStatus,
+                row.newStatus, row.oldProductID, row.newProductID, time(row.oldExpiresDateMs),
+                time(row.newExpiresDateMs), flag(row.oldAutoRenewStatus),
+                flag(row.newAutoRenewStatus), row.oldAutoRenewProductID,
+                row.newAutoRenewProductID, number(row.oldExpiresDateMs),
+                number(row.newExpiresDateMs), number(row.receiptID), time(row.recordedAtMs),
+                row.notificationUUID,
+            ])
+        }
         if options.sinceMs != nil || options.untilMs != nil {
-            sql = ReportSQL.changesInWindow
-            let window: [SQLArgument] = [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
-            arguments = window + window
+            try await db.forEachChangeReportRow(from: options.sinceMs ?? .min, until: options.untilMs ?? .max, write)
         } else {
             guard let run = try await chosenRun(db, options.runID) else { return }
-            sql = ReportSQL.changesOfRun
-            arguments = [.integer(run)]
-        }
-        try await db.forEachRow(sql, arguments) { row in
-            guard options.includes(bundleID: try row.text("bundle_id")) else { return }
-            try csv.writeRow([
-                number(row.integer("run_id")), row.text("user_id"), row.text("original_transaction_id"), row.text("change"), row.text("old_status"),
-                row.text("new_status"), row.text("old_product_id"), row.text("new_product_id"), time(row.integer("old_expires_date_ms")),
-                time(row.integer("new_expires_date_ms")), flag(row.integer("old_auto_renew_status")),
-                flag(row.integer("new_auto_renew_status")), row.text("old_auto_renew_product_id"),
-                row.text("new_auto_renew_product_id"), number(row.integer("old_expires_date_ms")),
-                number(row.integer("new_expires_date_ms")), number(row.integer("receipt_id")), time(row.integer("recorded_at")),
-                row.text("notification_uuid"),
-            ])
+            try await db.forEachChangeReportRow(ofRun: run, write)
         }
     }
 
@@ -252,15 +227,13 @@ public struct ReportExporter: Sendable {
     /// until the next verification and are left out: they do not end "within" anything.
     private static func expiring(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
         let (end, overflow) = options.nowMs.addingReportingOverflow(options.withinMs)
-        try await db.forEachRow(
-            ReportSQL.expiring, [.integer(options.nowMs), .integer(overflow ? Int64.max : end)]
-        ) { row in
-            guard options.includes(bundleID: try row.text("bundle_id")) else { return }
+        try await db.forEachExpiringReportRow(accessEndingFrom: options.nowMs, through: overflow ? Int64.max : end) { row in
+            guard options.includes(bundleID: row.bundleID) else { return }
             try csv.writeRow([
-                row.text("user_id"), row.text("original_transaction_id"), row.text("product_id"), row.text("status"),
-                time(row.integer("access_ends_ms")), time(row.integer("expires_date_ms")), number(row.integer("expires_date_ms")),
-                time(row.integer("grace_period_expires_date_ms")), flag(row.integer("auto_renew_status")),
-                row.text("auto_renew_product_id"), row.text("environment"), time(row.integer("last_verified_at")),
+                row.userID, row.originalTransactionID, row.productID, row.status,
+                time(row.accessEndsMs), time(row.expiresDateMs), number(row.expiresDateMs),
+                time(row.gracePeriodExpiresDateMs), flag(row.autoRenewStatus),
+                row.autoRenewProductID, row.environment, time(row.lastVerifiedAtMs),
             ])
         }
     }
@@ -270,23 +243,18 @@ public struct ReportExporter: Sendable {
     /// contain. With `--all`, every renewal record a run found first: imports carry receipts, never
     /// transactions, so the first run also "finds" the history each receipt itself carried.
     private static func unrecorded(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
-        try await db.forEachRow(
-            ReportSQL.unrecorded, [.integer(options.sinceMs ?? .min), .integer(options.untilMs ?? .max)]
-        ) { row in
-            guard options.includes(bundleID: try row.text("bundle_id")) else { return }
-            let purchased = try row.integer("purchase_date_ms")
-            let imported = try row.integer("receipt_imported_at")
-            let afterImport: String? =
-                if let purchased, let imported { purchased > imported ? "true" : "false" } else { nil }
-            guard options.everyFoundPeriod || afterImport == "true" else { return }
+        try await db.forEachUnrecordedReportRow(foundFrom: options.sinceMs ?? .min, until: options.untilMs ?? .max) { row in
+            guard options.includes(bundleID: row.bundleID) else { return }
+            let afterImport = row.purchasedAfterImport
+            guard options.everyFoundPeriod || afterImport == true else { return }
             try csv.writeRow([
-                row.text("user_id"), row.text("original_transaction_id"), row.text("transaction_id"), row.text("web_order_line_item_id"),
-                row.text("product_id"), time(purchased), number(purchased), time(row.integer("expires_date_ms")),
-                number(row.integer("expires_date_ms")), number(row.integer("cancellation_date_ms")),
-                (row.flag("is_trial_period") == true) ? "true" : "false",
-                (row.flag("is_in_intro_offer_period") == true) ? "true" : "false", time(row.integer("first_seen_at")),
-                number(row.integer("first_seen_run_id")), row.text("run_kind"), number(row.integer("receipt_id")), time(imported),
-                afterImport,
+                row.userID, row.originalTransactionID, row.transactionID, row.webOrderLineItemID,
+                row.productID, time(row.purchaseDateMs), number(row.purchaseDateMs), time(row.expiresDateMs),
+                number(row.expiresDateMs), number(row.cancellationDateMs),
+                row.isTrialPeriod == true ? "true" : "false",
+                row.isInIntroOfferPeriod == true ? "true" : "false", time(row.firstSeenAtMs),
+                number(row.firstSeenRunID), row.runKind, number(row.receiptID), time(row.receiptImportedAtMs),
+                afterImport.map { $0 ? "true" : "false" },
             ])
         }
     }
@@ -294,17 +262,14 @@ public struct ReportExporter: Sendable {
     /// One row per (original_transaction_id, user) for every Apple subscription that more than
     /// one user claims, earliest receipt first: the first claimant is usually the buyer.
     private static func shared(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
-        try await db.forEachRow(
-            ReportSQL.shared, []
-        ) { row in
-            guard options.includes(bundleID: try row.text("bundle_id")) else { return }
-            let status = try row.requiredText("status")
-            let entitled = SubscriptionStatus(rawValue: status)?.isEntitled ?? false
+        try await db.forEachSharedReportRow { row in
+            guard options.includes(bundleID: row.bundleID) else { return }
+            let entitled = SubscriptionStatus(rawValue: row.status)?.isEntitled ?? false
             try csv.writeRow([
-                row.text("original_transaction_id"), number(row.integer("users")), row.text("user_id"), number(row.integer("receipt_id")),
-                time(row.integer("receipt_imported_at")), row.text("product_id"), status, entitled ? "true" : "false",
-                time(row.integer("expires_date_ms")), number(row.integer("expires_date_ms")), row.text("ownership_type"),
-                time(row.integer("first_seen_at")), time(row.integer("last_verified_at")),
+                row.originalTransactionID, number(row.users), row.userID, number(row.receiptID),
+                time(row.receiptImportedAtMs), row.productID, row.status, entitled ? "true" : "false",
+                time(row.expiresDateMs), number(row.expiresDateMs), row.ownershipType,
+                time(row.firstSeenAtMs), time(row.lastVerifiedAtMs),
             ])
         }
     }

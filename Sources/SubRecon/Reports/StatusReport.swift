@@ -111,64 +111,40 @@ public struct StatusReport: Sendable, Equatable, Codable {
 
     static func read(_ db: any SnapshotQuerying, nowMs: Int64) async throws -> StatusReport {
         var byStatus = Dictionary(uniqueKeysWithValues: SubscriptionStatus.allCases.map { ($0.rawValue, 0) })
-        try await db.forEachRow(StatusSQL.subscriptionsByStatus, []) { row in
-            byStatus[try row.requiredText("status"), default: 0] += Int(try row.requiredInteger("n"))
-        }
+        for (status, count) in try await db.subscriptionCountsByStatus() { byStatus[status, default: 0] += Int(count) }
         let entitled = SubscriptionStatus.allCases.filter(\.isEntitled).reduce(0) { $0 + (byStatus[$1.rawValue] ?? 0) }
 
         var states = verificationStates.map { ReceiptState(state: $0, receipts: 0, dueNow: 0) }
-        try await db.forEachRow(
-            StatusSQL.receiptsByState, [.integer(nowMs)]
-        ) { row in
-            let state = try row.requiredText("state")
-            let entry = ReceiptState(
-                state: state, receipts: Int(try row.requiredInteger("n")), dueNow: Int(try row.integer("due") ?? 0))
-            if let index = states.firstIndex(where: { $0.state == state }) { states[index] = entry } else { states.append(entry) }
+        for counted in try await db.receiptCountsByState(dueAt: nowMs) {
+            let entry = ReceiptState(state: counted.state, receipts: Int(counted.receipts), dueNow: Int(counted.due))
+            if let index = states.firstIndex(where: { $0.state == counted.state }) { states[index] = entry } else { states.append(entry) }
         }
 
-        let runs = try await db.all(
-            StatusSQL.latestRuns, [.integer(Int64(runLimit)), .integer(Int64(otherRunLimit))]
-        ) { row in
-            let started = try row.requiredInteger("started_at")
-            let finished = try row.integer("finished_at")
-            return Run(
-                runId: try row.requiredInteger("id"), kind: try row.requiredText("kind"),
-                startedAt: ISO8601.string(fromMilliseconds: started),
-                finishedAt: finished.map(ISO8601.string(fromMilliseconds:)),
-                durationMs: max(0, (finished ?? nowMs) - started), status: try row.requiredText("status"),
-                receiptsTotal: Int(try row.requiredInteger("receipts_total")), verified: Int(try row.requiredInteger("verified")),
-                updated: Int(try row.requiredInteger("updated")), unchanged: Int(try row.requiredInteger("unchanged")),
-                invalid: Int(try row.requiredInteger("invalid")), accountGone: Int(try row.requiredInteger("account_gone")),
-                failed: Int(try row.requiredInteger("failed")), skipped: Int(try row.requiredInteger("skipped")),
-                exitCode: try row.integer("exit_code").map { Int($0) })
+        let runs = try await db.latestRuns(nightly: runLimit, other: otherRunLimit).map { run in
+            Run(
+                runId: run.id, kind: run.kind, startedAt: ISO8601.string(fromMilliseconds: run.startedAtMs),
+                finishedAt: run.finishedAtMs.map(ISO8601.string(fromMilliseconds:)),
+                durationMs: max(0, (run.finishedAtMs ?? nowMs) - run.startedAtMs), status: run.status,
+                receiptsTotal: Int(run.receiptsTotal), verified: Int(run.verified), updated: Int(run.updated),
+                unchanged: Int(run.unchanged), invalid: Int(run.invalid), accountGone: Int(run.accountGone),
+                failed: Int(run.failed), skipped: Int(run.skipped), exitCode: run.exitCode.map { Int($0) })
         }
 
-        let failingTotal = try await db.integer(
-            StatusSQL.failingReceiptCount,
-            [.integer(Int64(repeatedFailureThreshold))]) ?? 0
-        let failing = try await db.all(
-            StatusSQL.failingReceipts, [.integer(Int64(repeatedFailureThreshold)), .integer(Int64(failingLimit))]
-        ) { row in
+        let failingTotal = try await db.failingReceiptCount(threshold: repeatedFailureThreshold)
+        let failing = try await db.failingReceipts(threshold: repeatedFailureThreshold, limit: failingLimit).map { receipt in
             FailingReceipt(
-                receiptId: try row.requiredInteger("id"), userId: try row.requiredText("user_id"),
-                consecutiveFailures: Int(try row.requiredInteger("consecutive_failures")),
-                lastAppleStatus: try row.integer("last_apple_status").map { Int($0) },
-                lastAttemptAt: try row.integer("last_attempt_at").map(ISO8601.string(fromMilliseconds:)),
-                lastMessage: try row.text("last_message"))
+                receiptId: receipt.receiptID, userId: receipt.userID, consecutiveFailures: Int(receipt.consecutiveFailures),
+                lastAppleStatus: receipt.lastAppleStatus.map { Int($0) },
+                lastAttemptAt: receipt.lastAttemptAtMs.map(ISO8601.string(fromMilliseconds:)), lastMessage: receipt.lastMessage)
         }
 
-        let lastReceived = try await db.integer(
-            StatusSQL.lastReceiverDelivery, [])
+        let lastReceived = try await db.lastReceiverDeliveryMs()
         let notifications = Notifications(
-            total: Int(try await db.integer(StatusSQL.notificationCount, []) ?? 0),
+            total: Int(try await db.notificationCount()),
             lastReceivedAt: lastReceived.map(ISO8601.string(fromMilliseconds:)),
             lastReceivedAgoMs: lastReceived.map { max(0, nowMs - $0) },
-            lastDay: Int(
-                try await db.integer(
-                    StatusSQL.notificationsSince, [.integer(nowMs - 86_400_000)])
-                    ?? 0),
-            unmatched: Int(
-                try await db.integer(StatusSQL.unmatchedNotificationCount, []) ?? 0))
+            lastDay: Int(try await db.notificationCount(lastReceivedSince: nowMs - 86_400_000)),
+            unmatched: Int(try await db.unmatchedNotificationCount()))
 
         return StatusReport(
             generatedAt: ISO8601.string(fromMilliseconds: nowMs),

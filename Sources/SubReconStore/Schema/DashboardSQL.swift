@@ -1,10 +1,6 @@
 /// The SQL of the dashboard page (`?` placeholders, the same text on both stores).
 package enum DashboardSQL {
-    package static let subscriptionsByStatus = "SELECT status, COUNT(*) AS value FROM subscriptions GROUP BY status"
-    package static let runsSince = """
-        SELECT id, kind, started_at, finished_at, status, updated, unchanged, invalid, account_gone, failed, exit_code
-        FROM runs WHERE started_at >= ? ORDER BY id
-        """
+    package static let runsSince = "SELECT \(StatusSQL.runColumns) FROM runs WHERE started_at >= ? ORDER BY id"
     package static let notificationTimesSince = "SELECT received_at FROM notifications WHERE received_at >= ?"
     /// Lost orders per run: periods a run found first that Apple billed after the app server
     /// handed the receipt over (`report unrecorded`'s `purchased_after_import = true`), never the

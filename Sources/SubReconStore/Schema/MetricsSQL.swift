@@ -4,7 +4,6 @@ package enum MetricsSQL {
     package static let appleStatusesOfRun = """
         SELECT apple_status, COUNT(*) AS n FROM run_items WHERE run_id = ? AND apple_status IS NOT NULL GROUP BY apple_status ORDER BY apple_status
         """
-    package static let subscriptionsByStatus = "SELECT status, COUNT(*) AS n FROM subscriptions GROUP BY status"
     package static let dueReceiptCount = "SELECT COUNT(*) AS value FROM receipts WHERE next_due_at <= ?"
     package static let deliveredNotificationsSince = """
         SELECT COUNT(*) AS value FROM notifications WHERE source <> 'import' AND last_received_at >= ?

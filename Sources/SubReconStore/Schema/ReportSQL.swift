@@ -52,11 +52,7 @@ package enum ReportSQL {
                   < (CASE WHEN r.imported_at IS NULL THEN 1 ELSE 0 END, COALESCE(r.imported_at, 0), n.user_id))
         ORDER BY n.user_id, n.original_transaction_id, n.expires_date_ms, n.period_key
         """
-    package static let runs = """
-        SELECT id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged,
-               invalid, failed, exit_code, host, pid, account_gone, skipped
-        FROM runs WHERE started_at >= ? AND started_at < ? ORDER BY id
-        """
+    package static let runs = "SELECT \(StatusSQL.runColumns) FROM runs WHERE started_at >= ? AND started_at < ? ORDER BY id"
     package static let runItems = """
         SELECT i.run_id, i.receipt_id, i.user_id, i.outcome, i.apple_status, i.environment, i.old_status, i.new_status,
                i.old_expires_date_ms, i.new_expires_date_ms, i.message, r.bundle_id

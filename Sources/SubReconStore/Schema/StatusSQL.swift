@@ -14,9 +14,10 @@ package enum StatusSQL {
         SELECT * FROM (SELECT \(runColumns) FROM runs WHERE kind <> 'nightly' ORDER BY id DESC LIMIT ?) AS other
         ORDER BY id DESC
         """
-    private static let runColumns = """
+    /// A run as `RunRecord` reads it (`report runs`, status, the dashboard).
+    package static let runColumns = """
         id, kind, started_at, finished_at, status, receipts_total, verified, updated, unchanged, invalid, account_gone,
-        failed, skipped, exit_code
+        failed, skipped, exit_code, host, pid
         """
     package static let failingReceiptCount = "SELECT COUNT(*) AS value FROM receipts WHERE consecutive_failures >= ?"
     package static let failingReceipts = """

@@ -5,7 +5,7 @@ import Logging
 import SubRecon
 import SubReconAppStore
 import SubReconModel
-import SubReconStore
+@_spi(RawSQL) import SubReconStore
 
 /// The receiver's real load, made before the timed phase: a fresh store with `subscribers`
 /// active subscribers imported by transaction id (as a StoreKit 2 app would), the simulator's

@@ -4,7 +4,7 @@ import Logging
 import SubRecon
 import SubReconAppStore
 import SubReconModel
-import SubReconStore
+@_spi(RawSQL) import SubReconStore
 
 /// Several workers on one PostgreSQL database: N generated receipts, spread over one or more apps,
 /// imported into a fresh database, `subrecon simulator` (its own process, serving the same apps

@@ -9,7 +9,7 @@ import Testing
 @testable import SubRecon
 @testable import SubReconModel
 @testable import SubReconAppStore
-@testable import SubReconStore
+@_spi(RawSQL) @testable import SubReconStore
 
 /// Which store a test runs against.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -19,9 +19,12 @@ enum DashboardReader {
         data.apps = options.apps
         let narrowed = !options.apps.isEmpty
         var counts: [String: Int] = [:]
-        try await db.forEachRow(narrowed ? DashboardSQL.subscriptionsByStatusAndApp : DashboardSQL.subscriptionsByStatus, []) { row in
-            if narrowed, !options.includes(bundleID: try row.text("bundle_id")) { return }
-            counts[try row.requiredText("status"), default: 0] += Int(try row.requiredInteger("value"))
+        if narrowed {
+            for counted in try await db.subscriptionCountsByStatusAndApp() where options.includes(bundleID: counted.bundleID) {
+                counts[counted.status, default: 0] += Int(counted.count)
+            }
+        } else {
+            for (status, count) in try await db.subscriptionCountsByStatus() { counts[status, default: 0] += Int(count) }
         }
         data.statusCounts = statusOrder.map { DashboardData.StatusCount(status: $0, count: counts[$0] ?? 0) }
         data.entitled = statusOrder.filter { SubscriptionStatus(rawValue: $0)?.isEntitled == true }.reduce(0) { $0 + (counts[$1] ?? 0) }
@@ -41,57 +44,41 @@ enum DashboardReader {
         }
         data.revenue = revenueByMonth(ledger.revenue)
 
-        try await db.forEachRow(
-            DashboardSQL.runsSince, [.integer(sinceMs)]
-        ) { row in
-            let started = try row.requiredInteger("started_at")
-            data.runs.append(
-                .init(
-                    id: try row.requiredInteger("id"), kind: try row.requiredText("kind"),
-                    startedAt: ISO8601.string(fromMilliseconds: started),
-                    durationMs: try row.integer("finished_at").map { $0 - started },
-                    updated: Int(try row.integer("updated") ?? 0), unchanged: Int(try row.integer("unchanged") ?? 0),
-                    invalid: Int(try row.integer("invalid") ?? 0), accountGone: Int(try row.integer("account_gone") ?? 0),
-                    failed: Int(try row.integer("failed") ?? 0),
-                    exitCode: try row.integer("exit_code").map { Int($0) }, status: try row.requiredText("status")))
+        data.runs = try await db.runs(startedSince: sinceMs).map { run in
+            .init(
+                id: run.id, kind: run.kind, startedAt: ISO8601.string(fromMilliseconds: run.startedAtMs),
+                durationMs: run.finishedAtMs.map { $0 - run.startedAtMs }, updated: Int(run.updated),
+                unchanged: Int(run.unchanged), invalid: Int(run.invalid), accountGone: Int(run.accountGone),
+                failed: Int(run.failed), exitCode: run.exitCode.map { Int($0) }, status: run.status)
         }
 
         var perDay: [String: Int] = [:]
-        try await db.forEachRow(
-            narrowed ? DashboardSQL.notificationsSinceByApp : DashboardSQL.notificationTimesSince, [.integer(sinceMs)]
-        ) { row in
-            if narrowed, !options.includes(bundleID: try row.text("bundle_id")) { return }
-            perDay[String(ISO8601.string(fromMilliseconds: try row.requiredInteger("received_at")).prefix(10)), default: 0] += 1
+        try await db.forEachNotificationArrival(since: sinceMs, byApp: narrowed) { receivedAtMs, bundleID in
+            if narrowed, !options.includes(bundleID: bundleID) { return }
+            perDay[String(ISO8601.string(fromMilliseconds: receivedAtMs).prefix(10)), default: 0] += 1
         }
         data.notificationsPerDay = perDay.keys.sorted().map { .init(day: $0, count: perDay[$0] ?? 0) }
 
         // Lost orders: periods a run found first (`report unrecorded`), per run.
-        try await db.forEachRow(
-            narrowed ? DashboardSQL.periodsFoundByRunSinceByApp : DashboardSQL.periodsFoundByRunSince, [.integer(sinceMs)]
-        ) { row in
-            if narrowed, !options.includes(bundleID: try row.text("bundle_id")) { return }
-            let runID = try row.requiredInteger("id")
-            let count = Int(try row.requiredInteger("value"))
+        for counted in try await db.lostOrderCounts(startedSince: sinceMs, byApp: narrowed) {
+            if narrowed, !options.includes(bundleID: counted.bundleID) { continue }
+            let count = Int(counted.count)
             // By app, one run comes in a row per app: they add up.
-            if let last = data.lostOrdersPerRun.indices.last, data.lostOrdersPerRun[last].runID == runID {
+            if let last = data.lostOrdersPerRun.indices.last, data.lostOrdersPerRun[last].runID == counted.runID {
                 data.lostOrdersPerRun[last].count += count
-                return
+                continue
             }
             data.lostOrdersPerRun.append(
-                .init(
-                    runID: runID, startedAt: ISO8601.string(fromMilliseconds: try row.requiredInteger("started_at")),
-                    count: count))
+                .init(runID: counted.runID, startedAt: ISO8601.string(fromMilliseconds: counted.startedAtMs), count: count))
         }
         // Apple's sales reports are one per vendor account, so they are matched for every app.
         data.appleParity = try await appleParity(db, options: options)
         if narrowed {
-            try await db.forEachRow(DashboardSQL.periodsWithoutPriceByApp, []) { row in
-                if options.includes(bundleID: try row.text("bundle_id")) {
-                    data.unpricedPeriods += Int(try row.requiredInteger("value"))
-                }
+            for counted in try await db.unpricedPeriodCountsByApp() where options.includes(bundleID: counted.bundleID) {
+                data.unpricedPeriods += Int(counted.count)
             }
         } else {
-            data.unpricedPeriods = Int(try await db.integer(DashboardSQL.periodsWithoutPrice) ?? 0)
+            data.unpricedPeriods = Int(try await db.unpricedPeriodCount())
         }
         return data
     }
