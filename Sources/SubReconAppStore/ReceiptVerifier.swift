@@ -18,32 +18,36 @@ extension RetryPolicy {
     /// jittered backoff (or Apple's `Retry-After`), up to the policy's attempts. Cancellation (a
     /// graceful stop) ends the waiting, not the attempt. Shared by both Apple clients.
     package func verify(
-        _ receipt: ReceiptToVerify, logger: Logger, once: () async -> VerificationOutcome
+        _ receipt: ReceiptToVerify, logger: Logger, sleep: Sleep = RetryPolicy.taskSleep,
+        once: () async -> VerificationOutcome
     ) async -> VerificationOutcome {
-        var attempt = 1
-        while true {
+        let retried: Retried<VerificationOutcome, VerificationFailure> = await run(
+            sleep: sleep,
+            willRetry: { failure, attempt, wait in
+                logger.debug(
+                    "retrying after a transient failure",
+                    metadata: [
+                        "receipt.id": "\(receipt.id)", "retry.attempt": "\(attempt)", "retry.wait": "\(wait)",
+                        "apple.status": "\(failure.appleStatus.map(String.init) ?? "-")",
+                    ])
+            }
+        ) { attempt in
             let outcome = await once()
-            guard case .failed(var failure) = outcome else { return outcome }
+            guard case .failed(var failure) = outcome else { return .success(outcome) }
             failure.attempts = attempt
-            guard failure.isRetryable, !Task.isCancelled,
-                let wait = delay(afterAttempt: attempt, retryAfter: failure.retryAfter, random: Double.random(in: 0..<1))
-            else {
-                if failure.isRetryable, attempt > 1 { failure.message += " (after \(attempt) attempts)" }
-                return .failed(failure)
-            }
-            logger.debug(
-                "retrying after a transient failure",
-                metadata: [
-                    "receipt.id": "\(receipt.id)", "retry.attempt": "\(attempt)", "retry.wait": "\(wait)",
-                    "apple.status": "\(failure.appleStatus.map(String.init) ?? "-")",
-                ])
-            do {
-                try await Task.sleep(for: wait)
-            } catch {
-                failure.message += " (run stopping; not retried)"
-                return .failed(failure)
-            }
-            attempt += 1
+            return failure.isRetryable ? .transient(failure, retryAfter: failure.retryAfter) : .failure(failure)
+        }
+        switch retried {
+        case .success(let outcome):
+            return outcome
+        case .failure(let failure, _):
+            return .failed(failure)
+        case .exhausted(var failure, let attempts), .cancelled(var failure, let attempts, whileWaiting: false):
+            if attempts > 1 { failure.message += " (after \(attempts) attempts)" }
+            return .failed(failure)
+        case .cancelled(var failure, _, whileWaiting: true):
+            failure.message += " (run stopping; not retried)"
+            return .failed(failure)
         }
     }
 }

@@ -106,7 +106,8 @@ extension CommandContext {
         var failure: AppAccountTokenSetter.Failure?
         for app in candidates {
             guard let serverAPI = app.serverAPI else { continue }
-            let setter = AppAccountTokenSetter(connection: Self.connection(job, transport: transport, app: app, serverAPI: serverAPI))
+            let setter = AppAccountTokenSetter(
+                connection: serverAPI.connection(transport: transport, limiter: job.rateLimiter(for: app), settings: job.settings))
             switch await setter.set(token: token, originalTransactionID: otid) {
             case .success(let environment):
                 return try await recordLink(
@@ -169,17 +170,6 @@ extension CommandContext {
             }
         }
         return (nil, nil, nil)
-    }
-
-    /// A Server API connection for one app (Set App Account Token).
-    private static func connection(
-        _ job: LiveWiring, transport: CurlTransport, app: AppSettings, serverAPI: ServerAPISettings
-    ) -> ServerAPIConnection {
-        ServerAPIConnection(
-            transport: transport, endpoints: serverAPI.endpoints,
-            tokens: BearerTokenProvider(key: serverAPI.key, clock: { WallClock.unixMilliseconds() }),
-            limiter: job.rateLimiter(for: app), requestTimeout: job.settings.requestTimeout,
-            retryPolicy: job.settings.retryPolicy, clockMs: { WallClock.unixMilliseconds() })
     }
 
     /// Why Apple would refuse to set a token on a purchase held this way; nil when it would not.

@@ -139,10 +139,9 @@ extension CommandContext {
                         app: app, processor: processor, sinceMs: sinceMs, untilMs: untilMs, environment: appleEnvironment)
                     output.out(prefix + summary.line + "\n")
                 } catch let error as NotificationBackfill.Failure {
-                    switch error {
-                    case .apple(_, let summary), .store(_, let summary): output.out(prefix + summary.line + "\n")
-                    case .configuration: break
-                    }
+                    if let summary = error.summary { output.out(prefix + summary.line + "\n") }
+                    // Stopping stops every app's backfill, not just this one.
+                    if case .cancelled = error { throw error }
                     if apps.count > 1 { output.warning("\(app.name): \(error)") }
                     if firstFailure == nil || error.exitStatus == .configuration { firstFailure = error }
                 }

@@ -1,6 +1,7 @@
 import AppleSignedData
 import Foundation
 import SubReconAppStore
+import SubReconHTTP
 import SubReconModel
 import SubReconStore
 
@@ -163,5 +164,19 @@ public struct ServerAPISettings: Sendable {
         }
         if let warning = SecretFile.readableByOthersWarning(path, what: "the API key file") { warnings.append(warning) }
         return text
+    }
+}
+
+extension ServerAPISettings {
+    /// The one place a Server API connection is made for an app (a run's status and history calls,
+    /// `link`'s Set App Account Token, a backfill's notification history): the app's endpoints and
+    /// key, whose JWT lives in Apple's real time whatever clock the run's states use, the app's
+    /// rate limiter, and the run's request timeout and retry policy.
+    package func connection(transport: any HTTPTransport, limiter: APIRateLimiter, settings: Settings) -> ServerAPIConnection {
+        ServerAPIConnection(
+            transport: transport, endpoints: endpoints,
+            tokens: BearerTokenProvider(key: key, clock: { WallClock.unixMilliseconds() }), limiter: limiter,
+            requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy,
+            clockMs: { WallClock.unixMilliseconds() })
     }
 }

@@ -7,33 +7,37 @@ import SubReconModel
 
 /// `notifications backfill`: asks Apple's Get Notification History for a span, page by page
 /// (`paginationToken`), and hands every notification to the processor, which stores only the
-/// ones not stored yet (dedupe by uuid: an overlapping span is harmless). Same JWT, rate limiter,
-/// 429 and retry handling as a run.
+/// ones not stored yet (dedupe by uuid: an overlapping span is harmless). The pages come from the
+/// app's `NotificationHistoryClient`: same JWT, rate limiter, 429 and retry policy as a run.
 public struct NotificationBackfill: Sendable {
-    let transport: any HTTPTransport
-    let endpoints: ServerAPIEndpoints
-    let tokens: BearerTokenProvider
-    let limiter: APIRateLimiter
+    let history: NotificationHistoryClient
     let processor: NotificationProcessor
-    let requestTimeout: Duration
-    let retryPolicy: RetryPolicy
+    /// The run's clock: the span's end and Apple's retention are counted from it.
     let clockMs: @Sendable () -> Int64
     let logger: Logger
 
+    package init(
+        history: NotificationHistoryClient, processor: NotificationProcessor, clockMs: @escaping @Sendable () -> Int64,
+        logger: Logger
+    ) {
+        self.history = history
+        self.processor = processor
+        self.clockMs = clockMs
+        self.logger = logger
+    }
+
+    /// A backfill through a connection made of these parts (`clockMs` also dates Apple's `Retry-After`).
     public init(
         transport: any HTTPTransport, endpoints: ServerAPIEndpoints, tokens: BearerTokenProvider, limiter: APIRateLimiter,
         processor: NotificationProcessor, requestTimeout: Duration = .seconds(30), retryPolicy: RetryPolicy = .standard,
         clockMs: @escaping @Sendable () -> Int64, logger: Logger
     ) {
-        self.transport = transport
-        self.endpoints = endpoints
-        self.tokens = tokens
-        self.limiter = limiter
-        self.processor = processor
-        self.requestTimeout = requestTimeout
-        self.retryPolicy = retryPolicy
-        self.clockMs = clockMs
-        self.logger = logger
+        let connection = ServerAPIConnection(
+            transport: transport, endpoints: endpoints, tokens: tokens, limiter: limiter, requestTimeout: requestTimeout,
+            retryPolicy: retryPolicy, clockMs: clockMs)
+        self.init(
+            history: NotificationHistoryClient(connection: connection, logger: logger), processor: processor, clockMs: clockMs,
+            logger: logger)
     }
 
     /// What a backfill did.
@@ -62,10 +66,14 @@ public struct NotificationBackfill: Sendable {
         case apple(String, Summary)
         /// The store failed: exit 74.
         case store(String, Summary)
+        /// The task was cancelled (the command is stopping): nothing more was asked; exit 130.
+        case cancelled(Summary)
 
         public var description: String {
             switch self {
             case .configuration(let message), .apple(let message, _), .store(let message, _): message
+            case .cancelled:
+                "the backfill was stopped; what it stored stands (run it again: notifications stored already are skipped)"
             }
         }
 
@@ -74,6 +82,15 @@ public struct NotificationBackfill: Sendable {
             case .configuration: .configuration
             case .apple: .incomplete
             case .store: .databaseFailed
+            case .cancelled: .interrupted
+            }
+        }
+
+        /// What was done until the backfill stopped (nothing for a configuration error).
+        public var summary: Summary? {
+            switch self {
+            case .configuration: nil
+            case .apple(_, let summary), .store(_, let summary), .cancelled(let summary): summary
             }
         }
     }
@@ -97,13 +114,22 @@ public struct NotificationBackfill: Sendable {
         guard summary.sinceMs < summary.untilMs else {
             throw .configuration("nothing to ask: --since must be before --until (and before now)")
         }
-        let body = Array("{\"startDate\":\(summary.sinceMs),\"endDate\":\(summary.untilMs)}".utf8)
         var token: String? = nil
         // Bounded: 100,000 pages of 20 is two million notifications in one span.
         for _ in 0..<100_000 {
-            let page = try await fetchPage(body: body, token: token, environment: environment, summary: summary)
+            let page: NotificationHistoryClient.Page
+            switch await history.page(
+                sinceMs: summary.sinceMs, untilMs: summary.untilMs, paginationToken: token, environment: environment)
+            {
+            case .success(let read): page = read
+            case .failure(.configuration(let message)): throw .configuration(message)
+            case .failure(.unavailable(let message)): throw .apple(message, summary)
+            case .failure(.cancelled): throw .cancelled(summary)
+            }
             summary.pages += 1
             for item in page.notificationHistory ?? [] {
+                // A cancelled backfill stops between notifications; each one stored stands.
+                guard !Task.isCancelled else { throw .cancelled(summary) }
                 summary.listed += 1
                 switch await processor.process(signedPayload: item.signedPayload, source: .backfill, countsAsDelivery: true) {
                 case .stored(_, let outcome, let duplicate, _):
@@ -115,74 +141,9 @@ public struct NotificationBackfill: Sendable {
                 }
             }
             guard page.hasMore == true, let next = page.paginationToken, !next.isEmpty else { return summary }
+            guard !Task.isCancelled else { throw .cancelled(summary) }
             token = next
         }
         throw .apple("Apple's notification history did not end after 100,000 pages", summary)
-    }
-
-    struct Page: Decodable {
-        struct Item: Decodable {
-            var signedPayload: String
-        }
-        var notificationHistory: [Item]?
-        var hasMore: Bool?
-        var paginationToken: String?
-    }
-
-    /// One page, retried on timeouts, 5xx and 429 (after its `Retry-After`) like a receipt.
-    private func fetchPage(body: [UInt8], token: String?, environment: ReceiptEnvironment, summary: Summary)
-        async throws(Failure) -> Page
-    {
-        var url = endpoints.base(for: environment) + "/inApps/v1/notifications/history"
-        if let token { url += "?paginationToken=" + ServerAPIEndpoints.percentEncoded(token) }
-        let connection = ServerAPIConnection(
-            transport: transport, endpoints: endpoints, tokens: tokens, limiter: limiter, requestTimeout: requestTimeout,
-            retryPolicy: retryPolicy, clockMs: clockMs)
-        var attempt = 0
-        while true {
-            attempt += 1
-            let problem: String
-            var retryAfter: Duration? = nil
-            var retryable = true
-            switch await connection.send("POST", url, body: body) {
-            case .success(let bytes):
-                guard let page = try? JSONDecoder().decode(Page.self, from: Data(bytes)) else {
-                    throw .apple("a notification history page was not the expected JSON", summary)
-                }
-                return page
-            case .failure(.noToken(let reason)):
-                throw .configuration("cannot make the App Store Server API token: \(reason)")
-            case .failure(.stopping):
-                throw .apple("stopped while waiting for the rate limit", summary)
-            case .failure(.transport(let error)):
-                problem = error.description
-                retryable = error.isTransient
-            case .failure(.refused(let status, let code, let wait)):
-                switch (status, code) {
-                case (401, _):
-                    throw .configuration(RunStoppingProblem.apiKeyRejected(environment: environment).description)
-                case (404, .appNotFound?):
-                    throw .configuration(RunStoppingProblem.appNotFound(environment: environment).description)
-                case (400, .startDateTooFarInPast?):
-                    throw .configuration(
-                        "Apple answered 4000012: --since is further back than its notification history (180 days in production, 30 in the sandbox)")
-                case (400, .paginationTokenExpired?) where token != nil:
-                    throw .apple(
-                        "Apple's pagination token expired (4000017); run the backfill again from the last notification stored (duplicates are skipped)",
-                        summary)
-                case (429, _):
-                    retryAfter = wait
-                    problem = "the App Store Server API answered 429 (rate limit)"
-                default:
-                    retryable = status >= 500 || status == 408
-                    problem = "HTTP \(status)\(code.map { " (\($0))" } ?? "") from the App Store Server API at \(url)"
-                }
-            }
-            guard retryable,
-                let delay = retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0..<1))
-            else { throw .apple(problem + " (after \(attempt) attempt(s))", summary) }
-            logger.warning("notification history: \(problem); retrying in \(delay)")
-            try? await Task.sleep(for: delay)
-        }
     }
 }

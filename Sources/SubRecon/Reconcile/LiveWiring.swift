@@ -139,13 +139,9 @@ public struct LiveWiring: Sendable {
                 throw .configuration("the App Store Server API is not configured (SUBRECON_API_KEY_FILE, ...)")
             }
             return ServerAPIClient(
-                transport: transport, endpoints: serverAPI.endpoints,
-                // The JWT lives in Apple's real time, whatever clock the run's states use.
-                tokens: BearerTokenProvider(key: serverAPI.key, clock: { WallClock.unixMilliseconds() }),
+                connection: serverAPI.connection(transport: transport, limiter: limiter, settings: settings),
                 verifier: serverAPI.verifier, bundleID: serverAPI.bundleID, appAppleID: serverAPI.appAppleID,
-                products: app.products, limiter: limiter,
-                requestTimeout: settings.requestTimeout, retryPolicy: settings.retryPolicy,
-                clockMs: { WallClock.unixMilliseconds() }, logger: logger)
+                products: app.products, logger: logger)
         }
     }
 
@@ -166,11 +162,11 @@ extension LiveWiring {
         }
         let transport = CurlTransport(maxConnections: 2, maxResponseBytes: settings.maxResponseBytes, caFile: settings.caFile)
         defer { transport.shutdown() }
+        let history = NotificationHistoryClient(
+            connection: serverAPI.connection(transport: transport, limiter: rateLimiter(for: app), settings: settings),
+            logger: logger)
         let backfill = NotificationBackfill(
-            transport: transport, endpoints: serverAPI.endpoints,
-            tokens: BearerTokenProvider(key: serverAPI.key, clock: { WallClock.unixMilliseconds() }),
-            limiter: rateLimiter(for: app), processor: processor, requestTimeout: settings.requestTimeout,
-            retryPolicy: settings.retryPolicy, clockMs: { WallClock.unixMilliseconds() }, logger: logger)
+            history: history, processor: processor, clockMs: { WallClock.unixMilliseconds() }, logger: logger)
         return try await backfill.run(sinceMs: sinceMs, untilMs: untilMs, environment: environment)
     }
 }

@@ -90,7 +90,7 @@ extension NotificationBody {
 extension ScannedValue {
     /// A string field read strictly: absent or null is nil, a string is its text (empty included),
     /// anything else makes the payload malformed.
-    fileprivate func string() throws(OnePassJSONScanner.Malformed) -> String? {
+    package func string() throws(OnePassJSONScanner.Malformed) -> String? {
         switch kind {
         case .absent, .null: return nil
         case .string: return String(decoding: bytes, as: UTF8.self)

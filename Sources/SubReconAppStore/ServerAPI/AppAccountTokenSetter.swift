@@ -7,9 +7,11 @@ import SubReconModel
 /// refusals are returned with Apple's error name, never retried.
 package struct AppAccountTokenSetter: Sendable {
     package let connection: ServerAPIConnection
+    let sleep: RetryPolicy.Sleep
 
-    package init(connection: ServerAPIConnection) {
+    package init(connection: ServerAPIConnection, sleep: @escaping RetryPolicy.Sleep = RetryPolicy.taskSleep) {
         self.connection = connection
+        self.sleep = sleep
     }
 
     /// Why Apple did not set the token.
@@ -50,25 +52,25 @@ package struct AppAccountTokenSetter: Sendable {
         return .failure(last)
     }
 
+    /// One PUT, retried by the policy every Apple call shares (no answer, 429, 408, 5xx, Apple's
+    /// `…RetryableError` codes); any other refusal is final.
     private func sendRetrying(_ url: String, body: [UInt8]) async -> Result<Void, Failure> {
-        var attempt = 1
-        while true {
-            let outcome = await connection.send("PUT", url, body: body)
-            let reason: String
-            switch outcome {
+        let retried: RetryPolicy.Retried<Void, Failure> = await connection.retryPolicy.run(sleep: sleep) { _ in
+            switch await connection.send("PUT", url, body: body) {
             case .success: return .success(())
-            case .failure(.refused(let status, let code, let retryAfter)) where status == 429 || status >= 500:
-                reason = "HTTP \(status)\(code.map { ", \($0)" } ?? "")"
-                if attempt < connection.retryPolicy.maxAttempts {
-                    try? await Task.sleep(for: min(retryAfter ?? connection.retryPolicy.baseDelay, connection.retryPolicy.maxRetryAfter))
-                }
+            case .failure(.refused(let status, let code, let retryAfter)) where RetryPolicy.isTransient(status: status, code: code):
+                return .transient(.unavailable("HTTP \(status)\(code.map { ", \($0)" } ?? "")"), retryAfter: retryAfter)
             case .failure(.refused(let status, let code, _)): return .failure(.refused(status: status, errorCode: code))
-            case .failure(.transport(let error)): reason = "\(error)"
+            case .failure(.transport(let error)):
+                return error.isTransient ? .transient(.unavailable("\(error)")) : .failure(.unavailable("\(error)"))
             case .failure(.noToken(let why)): return .failure(.unavailable("no bearer token: \(why)"))
             case .failure(.stopping): return .failure(.unavailable("stopping"))
             }
-            guard attempt < connection.retryPolicy.maxAttempts else { return .failure(.unavailable(reason)) }
-            attempt += 1
+        }
+        switch retried {
+        case .success: return .success(())
+        case .failure(let failure, _), .exhausted(let failure, _): return .failure(failure)
+        case .cancelled: return .failure(.unavailable("stopping"))
         }
     }
 }

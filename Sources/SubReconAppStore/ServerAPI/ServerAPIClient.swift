@@ -14,43 +14,27 @@ import SubReconModel
 /// When the newest transaction of a subscription differs from the stored one, the customer's
 /// transaction history is read from the stored revision, so every billed period is recorded.
 public struct ServerAPIClient: ReceiptVerifier {
-    package let transport: any HTTPTransport
-    package let endpoints: ServerAPIEndpoints
-    package let tokens: BearerTokenProvider
+    /// The connection every request of this client goes through (token, limiter, Retry-After).
+    package let connection: ServerAPIConnection
     package let verifier: SignedDataVerifier
     package let bundleID: String
     package let appAppleID: Int64?
     package let products: Set<String>
-    package let limiter: APIRateLimiter
-    package let requestTimeout: Duration
-    package let retryPolicy: RetryPolicy
-    /// Wall-clock milliseconds: Apple's `Retry-After` is a real time, whatever clock the run uses.
-    package let clockMs: @Sendable () -> Int64
     package let logger: Logger
-    /// The connection every request of this client goes through (token, limiter, Retry-After).
-    package let connection: ServerAPIConnection
 
-    public init(
-        transport: any HTTPTransport, endpoints: ServerAPIEndpoints, tokens: BearerTokenProvider,
-        verifier: SignedDataVerifier, bundleID: String, appAppleID: Int64? = nil, products: Set<String> = [],
-        limiter: APIRateLimiter, requestTimeout: Duration = .seconds(30), retryPolicy: RetryPolicy = .standard,
-        clockMs: @escaping @Sendable () -> Int64, logger: Logger
+    package var endpoints: ServerAPIEndpoints { connection.endpoints }
+    package var retryPolicy: RetryPolicy { connection.retryPolicy }
+
+    package init(
+        connection: ServerAPIConnection, verifier: SignedDataVerifier, bundleID: String, appAppleID: Int64? = nil,
+        products: Set<String> = [], logger: Logger
     ) {
-        self.transport = transport
-        self.endpoints = endpoints
-        self.tokens = tokens
+        self.connection = connection
         self.verifier = verifier
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.products = products
-        self.limiter = limiter
-        self.requestTimeout = requestTimeout
-        self.retryPolicy = retryPolicy
-        self.clockMs = clockMs
         self.logger = logger
-        self.connection = ServerAPIConnection(
-            transport: transport, endpoints: endpoints, tokens: tokens, limiter: limiter, requestTimeout: requestTimeout,
-            retryPolicy: retryPolicy, clockMs: clockMs)
     }
 
     /// The stored transaction ids and history revision choose what to ask and what to read.
@@ -280,7 +264,7 @@ public struct ServerAPIClient: ReceiptVerifier {
                     message: "the App Store Server API answered 429 (rate limit); the run slowed down", isRetryable: true,
                     retryAfter: retryAfter)))
             default:
-                let retryable = status >= 500 || status == 408 || code?.isRetryable == true
+                let retryable = RetryPolicy.isTransient(status: status, code: code)
                 return .outcome(.failed(VerificationFailure(
                     appleStatus: code?.rawValue ?? status, environment: environment,
                     message: "HTTP \(status)\(code.map { " (\($0))" } ?? "") from the App Store Server API at \(url)",

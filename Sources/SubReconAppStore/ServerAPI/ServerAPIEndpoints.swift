@@ -41,6 +41,14 @@ public struct ServerAPIEndpoints: Sendable, Equatable {
         return url
     }
 
+    /// Get Notification History (POST, body `{"startDate": ms, "endDate": ms}`), continuing at
+    /// `paginationToken` when given.
+    public func notificationHistory(paginationToken: String?, environment: ReceiptEnvironment) -> String {
+        var url = base(for: environment) + "/inApps/v1/notifications/history"
+        if let paginationToken { url += "?paginationToken=" + Self.percentEncoded(paginationToken) }
+        return url
+    }
+
     private static func trimmed(_ url: String) -> String {
         var url = url
         while url.hasSuffix("/") { url.removeLast() }

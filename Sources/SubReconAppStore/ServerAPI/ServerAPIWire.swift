@@ -34,6 +34,18 @@ package enum ServerAPIWire {
         package var signedTransactions: [String]?
     }
 
+    /// Get Notification History: a page of signed notifications (`sendAttempts` are not read).
+    package struct NotificationHistoryResponse: Sendable, Equatable {
+        package var notificationHistory: [Item]?
+        package var hasMore: Bool?
+        package var paginationToken: String?
+
+        package struct Item: Sendable, Equatable {
+            /// The notification's JWS, as the receiver gets it in a POST's `signedPayload`.
+            package var signedPayload: String
+        }
+    }
+
     /// Any non-2xx answer but 401: `{"errorCode": 4040010, "errorMessage": "..."}`.
     package struct ErrorBody: Decodable {
         package var errorCode: Int?
