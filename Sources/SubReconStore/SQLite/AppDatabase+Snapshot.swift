@@ -2,20 +2,7 @@ import GRDB
 import GRDBSQLite
 import SubReconModel
 
-extension AppDatabase {
-    public var location: String { path }
-    /// One machine, one nightly run at a time (the run lock): due receipts are paged, not claimed.
-    public var splitsDueReceipts: Bool { false }
-    public func releaseClaims() async throws(StoreError) {}
-    /// The run lock's default lease (`ReconciliationRun.Options.leaseMs`).
-    public var claimTimeoutMs: Int64 { 120_000 }
-    public func close() async { await checkpointer?.stop() }
-
-    /// Migrations applied, counted the way `PostgresStore` counts its schema version.
-    public func schemaVersion() async throws(StoreError) -> Int {
-        try await read("reading the schema version") { db in try Self.migrator.appliedIdentifiers(db).count }
-    }
-
+extension AppDatabase: SnapshotStore {
     /// Every query of `body` reads one WAL snapshot: a run writing meanwhile is invisible to it.
     public func withReadSnapshot<T: Sendable>(_ body: (any SnapshotQuerying) async throws -> T) async throws -> T {
         guard let pool = writer as? DatabasePool else { return try await body(SQLiteSnapshot(reader: writer)) }
