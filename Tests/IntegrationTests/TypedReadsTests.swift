@@ -78,8 +78,6 @@ import Testing
             let otid = try #require(subscriptions.first?.originalTransactionID)
             #expect(try await db.storedTransaction(otid)?.originalTransactionID == otid)
             #expect(try await db.storedTransaction("999") == nil)
-            #expect(try await db.userHolds("user-active", purchase: otid))
-            #expect(try await !db.userHolds("user-expired", purchase: otid))
             #expect(try await db.purchaseHolders(otid, transactionID: otid, otherThan: "someone-else").map(\.user) == ["user-active"])
             #expect(try await db.purchaseHolders(otid, transactionID: otid, otherThan: "user-active").isEmpty)
             #expect(try await db.tokenHeldPurchases(ofRun: runID).isEmpty)

@@ -193,17 +193,15 @@ extension CommandContext {
         source: LinkResult.TokenSource, environment: ReceiptEnvironment?, holders: [String], moveToken: Bool
     ) async throws -> LinkResult {
         let store = job.store
-        do {
+        do throws(StoreError) {
             if !holders.isEmpty || moveToken {
                 _ = try await store.movePurchase(
                     originalTransactionID, from: holders, to: userID, token: moveToken ? token : nil, nowMs: clock())
             }
-            let holds = try await store.withReadSnapshot { db in try await db.userHolds(userID, purchase: originalTransactionID) }
-            let row = ImportRow(
-                line: 0, userID: userID, receiptData: "", transactionID: holds ? nil : originalTransactionID,
-                bundleID: app.bundleID, appAccountToken: token)
-            _ = try await store.importReceipts([row], nowMs: clock())
-        } catch let error as StoreError {
+            try await store.recordLink(
+                userID: userID, originalTransactionID: originalTransactionID, bundleID: app.bundleID, token: token,
+                nowMs: clock())
+        } catch {
             throw LinkFailure.store(error)
         }
         let summary = try await job.reconcile(user: userID, app: app)

@@ -6,7 +6,7 @@ import SubReconModel
 /// budget whose `next_slot_us` is a GCRA schedule, the database's time of the next free request
 /// slot. A worker reserves a few consecutive slots at a time in one statement, so the slots of all
 /// workers never overlap however many there are; one that dies just stops reserving.
-extension PostgresStore {
+extension PostgresStore: APIRateStore {
     /// The row is created by the first reservation. The database's clock is read once (the CTE),
     /// and both the slots and that clock come back, so a worker converts the slots to its own clock.
     public func reserveAPISlots(budget: String, count: Int, intervalMicros: Int64) async throws(StoreError)

@@ -1,7 +1,7 @@
 import PostgresNIO
 import SubReconModel
 
-extension PostgresStore {
+extension PostgresStore: AppleReportStore {
     /// One transaction; several workers storing the same day at once take turns on its row.
     public func storeAppleReport(_ report: AppleReportDay, nowMs: Int64) async throws(StoreError) -> AppleReportStoreResult {
         let day = report.day.text

@@ -7,7 +7,7 @@ import SubReconModel
 /// them `claimed_by`/`claimed_until`; the worker's heartbeat renews its claims, each receipt's
 /// write clears its claim, and a claim that ran out (its worker died) is released by whoever
 /// claims next.
-extension PostgresStore {
+extension PostgresStore: ClaimStore {
     public func countReceipts(_ selection: ReceiptSelection, app: AppScope, nowMs: Int64) async throws(StoreError) -> Int {
         let (filter, appArguments) = Self.appFilter(app)
         return try await withConnection("counting receipts") { connection in

@@ -1,7 +1,7 @@
 import PostgresNIO
 import SubReconModel
 
-extension PostgresStore {
+extension PostgresStore: LedgerRefillStore {
     /// Workers starting `run --refill-ledger` at once take turns on a transaction-level lock: the
     /// first marks the receipts, the others find the refill under way and join it.
     public func startLedgerRefill(nowMs: Int64) async throws(StoreError) -> LedgerRefillStart {

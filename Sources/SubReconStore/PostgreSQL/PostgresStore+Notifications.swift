@@ -1,7 +1,7 @@
 import PostgresNIO
 import SubReconModel
 
-extension PostgresStore {
+extension PostgresStore: NotificationStore {
     public func storeNotifications(_ writes: [NotificationWrite]) async throws(StoreError) -> [NotificationStoreResult] {
         guard !writes.isEmpty else { return [] }
         let batch = PostgresNotificationBatch(writes: writes, worker: worker)

@@ -5,7 +5,15 @@ import SubReconModel
 /// the batch's size: read what is stored for the whole batch (3 queries), decide each receipt in
 /// order against it (a receipt sees the writes of the receipts before it, as on SQLite), then
 /// write one statement per table. Each receipt's writes are in or out with the batch.
-extension PostgresStore {
+extension PostgresStore: ReconciliationStore {
+    public func subscriptions(ofUser userID: String) async throws(StoreError) -> [StoredSubscription] {
+        try await withConnection("reading a user's subscriptions") { connection in
+            try await connection.all(
+                "SELECT \(StoredSubscription.selectedColumns) FROM subscriptions WHERE user_id = ? ORDER BY original_transaction_id",
+                [.text(userID)], StoredSubscription.init(postgresRow:))
+        }
+    }
+
     public func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool)
         async throws(StoreError) -> [ReceiptUpdate]
     {

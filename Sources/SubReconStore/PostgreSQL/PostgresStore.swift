@@ -11,7 +11,7 @@ import _ConnectionPoolModule
 /// runs PostgreSQL and for several workers on several hosts. Due receipts are claimed, not paged
 /// (`PostgresStore+Claims.swift`); each receipt's writes are one transaction, batched several
 /// receipts per round trip (`PostgresStore+Reconciliation.swift`).
-public struct PostgresStore: SubscriptionStore {
+public struct PostgresStore: Sendable, SubscriptionStore {
     package let connection: PostgresConnectionOwner
     public let location: String
     public var splitsDueReceipts: Bool { true }

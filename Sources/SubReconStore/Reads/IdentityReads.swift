@@ -42,11 +42,6 @@ extension SnapshotQuerying {
         try await all(PurchaseHoldersSQL.tokenUser, [.text(token)]) { try $0.requiredText("user_id") }.first
     }
 
-    /// Whether the user already holds the subscription `otid`.
-    public func userHolds(_ userID: String, purchase otid: String) async throws -> Bool {
-        try await (integer(IdentitySQL.userHolds, [.text(userID), .text(otid)]) ?? 0) > 0
-    }
-
     /// Purchases the run found whose `appAccountToken` another user registered, who does not hold
     /// them yet: the token says whose they are. By user, then original transaction id.
     public func tokenHeldPurchases(ofRun runID: Int64) async throws

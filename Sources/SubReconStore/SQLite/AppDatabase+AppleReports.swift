@@ -1,7 +1,7 @@
 import GRDB
 import SubReconModel
 
-extension AppDatabase {
+extension AppDatabase: AppleReportStore {
     public func storeAppleReport(_ report: AppleReportDay, nowMs: Int64) async throws(StoreError) -> AppleReportStoreResult {
         try await write("storing Apple's report of \(report.day.text)") { db in
             let day = report.day.text

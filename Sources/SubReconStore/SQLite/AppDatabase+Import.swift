@@ -1,87 +1,52 @@
 import GRDB
 import SubReconModel
 
-extension AppDatabase {
+extension AppDatabase: ImportStore {
     /// Stores validated import rows in one transaction: all of them or, on any error, none.
     /// A row whose receipt data is already known for that user is a no-op, counted as such.
     public func importReceipts(_ rows: [ImportRow], nowMs: Int64) async throws(StoreError) -> ImportSummary {
         // Digests are computed outside the write transaction so the writer is held only for SQL.
         // A row with only a transaction id is known by that id, so importing it again is a no-op too.
         let digests = rows.map(\.versionDigest)
-        return try await write("importing receipts") { db in
-            var summary = ImportSummary(imported: 0, alreadyStored: 0)
-            let known = try db.cachedStatement(sql: ImportSQL.knownVersion)
-            let nameApp = try db.cachedStatement(sql: ImportSQL.nameApp)
-            let registerToken = try db.cachedStatement(sql: ImportSQL.registerToken)
-            let insertReceipt = try db.cachedStatement(
-                sql: """
-                    INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at,
-                        transaction_id, receipt_sha256, bundle_id)
-                    VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
-                    """)
-            let insertVersion = try db.cachedStatement(
-                sql: "INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)")
-            for (row, digest) in zip(rows, digests) {
-                if let token = row.appAccountToken {
-                    try registerToken.execute(arguments: [token, row.userID, row.bundleID, nowMs])
-                    summary.tokensRegistered += db.changesCount
-                    if row.registersTokenOnly { continue }
-                }
-                if let receiptID = try Int64.fetchOne(known, arguments: [row.userID, digest]) {
-                    summary.alreadyStored += 1
-                    if let bundleID = row.bundleID {
-                        try nameApp.execute(arguments: [bundleID, receiptID])
-                        summary.appNamed += db.changesCount
-                    }
-                    continue
-                }
-                try insertReceipt.execute(arguments: [
-                    row.userID, row.receiptData.isEmpty ? nil : row.receiptData, row.productID, row.environment?.rawValue, nowMs,
-                    row.transactionID, row.receiptData.isEmpty ? nil : digest, row.bundleID,
-                ])
-                try insertVersion.execute(arguments: [row.userID, digest, db.lastInsertedRowID, nowMs])
-                summary.imported += 1
-            }
-            return summary
-        }
+        return try await write("importing receipts") { db in try Self.importRows(rows, digests: digests, nowMs: nowMs, db: db) }
     }
 
-    public func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary {
-        try await write("forgetting a user") { db in
-            var summary = ForgetSummary()
-            try db.inSavepoint {
-                for step in ForgetSQL.Step.allCases {
-                    let (sql, pseudonymFirst) = ForgetSQL.statement(step)
-                    try db.execute(sql: sql, arguments: pseudonymFirst ? [pseudonym, userID] : [userID])
-                    ForgetSQL.count(db.changesCount, of: step, into: &summary)
+    /// `importReceipts` inside the caller's write transaction (`recordLink` stores its row so too).
+    package static func importRows(_ rows: [ImportRow], digests: [String], nowMs: Int64, db: Database) throws -> ImportSummary {
+        var summary = ImportSummary(imported: 0, alreadyStored: 0)
+        let known = try db.cachedStatement(sql: ImportSQL.knownVersion)
+        let nameApp = try db.cachedStatement(sql: ImportSQL.nameApp)
+        let registerToken = try db.cachedStatement(sql: ImportSQL.registerToken)
+        let insertReceipt = try db.cachedStatement(
+            sql: """
+                INSERT INTO receipts (user_id, receipt_data, product_id, environment, imported_at, next_due_at,
+                    transaction_id, receipt_sha256, bundle_id)
+                VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
+                """)
+        let insertVersion = try db.cachedStatement(
+            sql: "INSERT INTO receipt_versions (user_id, receipt_sha256, receipt_id, first_seen_at) VALUES (?, ?, ?, ?)")
+        for (row, digest) in zip(rows, digests) {
+            if let token = row.appAccountToken {
+                try registerToken.execute(arguments: [token, row.userID, row.bundleID, nowMs])
+                summary.tokensRegistered += db.changesCount
+                if row.registersTokenOnly { continue }
+            }
+            if let receiptID = try Int64.fetchOne(known, arguments: [row.userID, digest]) {
+                summary.alreadyStored += 1
+                if let bundleID = row.bundleID {
+                    try nameApp.execute(arguments: [bundleID, receiptID])
+                    summary.appNamed += db.changesCount
                 }
-                return dryRun ? .rollback : .commit
+                continue
             }
-            return summary
+            try insertReceipt.execute(arguments: [
+                row.userID, row.receiptData.isEmpty ? nil : row.receiptData, row.productID, row.environment?.rawValue, nowMs,
+                row.transactionID, row.receiptData.isEmpty ? nil : digest, row.bundleID,
+            ])
+            try insertVersion.execute(arguments: [row.userID, digest, db.lastInsertedRowID, nowMs])
+            summary.imported += 1
         }
-    }
-
-    public func movePurchase(_ otid: String, from holders: [String], to userID: String, token: String?, nowMs: Int64)
-        async throws(StoreError) -> Int
-    {
-        try await write("moving a purchase to its user") { db in
-            let runID = try Int64.fetchOne(
-                db, sql: PurchaseHoldersSQL.moveRun, arguments: [nowMs, nowMs, holders.count, userID]) ?? 0
-            var changes = 0
-            for holder in holders {
-                for step in PurchaseHoldersSQL.Step.allCases {
-                    let arguments = PurchaseHoldersSQL.arguments(
-                        step, runID: runID, nowMs: nowMs, otid: otid, user: userID, holder: holder)
-                    try db.execute(
-                        sql: PurchaseHoldersSQL.statement(step), arguments: StatementArguments(arguments.map(\.databaseValue)))
-                    if step == .recordChange { changes += db.changesCount }
-                }
-            }
-            if let token {
-                try db.execute(sql: PurchaseHoldersSQL.moveToken, arguments: [userID, token])
-            }
-            return changes
-        }
+        return summary
     }
 
     public func userOfToken(_ token: String, forUnknownTransaction otid: String) async throws(StoreError) -> String? {

@@ -1,7 +1,7 @@
 import GRDB
 import SubReconModel
 
-extension AppDatabase {
+extension AppDatabase: LedgerRefillStore {
     public func startLedgerRefill(nowMs: Int64) async throws(StoreError) -> LedgerRefillStart {
         try await write("starting the ledger refill") { db in
             if let row = try Row.fetchOne(db, sql: SchemaSQL.ledgerRefillUnfinished) {

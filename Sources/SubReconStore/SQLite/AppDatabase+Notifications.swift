@@ -1,7 +1,7 @@
 import GRDB
 import SubReconModel
 
-extension AppDatabase {
+extension AppDatabase: NotificationStore {
     public func storeNotifications(_ writes: [NotificationWrite]) async throws(StoreError) -> [NotificationStoreResult] {
         // One transaction: each notification row, and every subscription, renewal record, receipt
         // row and change it causes, are all in or all out. In order: a later one sees the earlier

@@ -4,11 +4,14 @@ import SubReconModel
 
 /// The SQLite database: schema (versioned migrations, constraints in SQL) and the connection.
 /// Every write goes through one `DatabasePool` writer; readers (reports) never block it (WAL).
-public struct AppDatabase: Sendable {
+public struct AppDatabase: Sendable, SubscriptionStore {
     public let writer: any DatabaseWriter
     public let path: String
     /// Runs the WAL's checkpoints off the writer (`open(path:checkpointsOffTheWriter:)`).
     package let checkpointer: WALCheckpointer?
+
+    public var location: String { path }
+    public func close() async { await checkpointer?.stop() }
 
     /// Opens (creating with mode 0600 unless not `createIfMissing`, and migrating if needed) the
     /// database at `path`. With `checkpointsOffTheWriter`, no commit checkpoints the WAL: a
@@ -173,5 +176,21 @@ public struct AppDatabase: Sendable {
             try db.execute(sql: SchemaSQL.v15RunOutcomes)
         }
         return migrator
+    }
+}
+
+/// Error wrapping at the boundary: GRDB's errors come out as `StoreError`, naming the operation.
+extension AppDatabase {
+    package func read<T: Sendable>(_ operation: String, _ body: @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        do { return try await writer.read(body) } catch { throw Self.wrap(error, operation) }
+    }
+
+    package func write<T: Sendable>(_ operation: String, _ body: @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        do { return try await writer.write(body) } catch { throw Self.wrap(error, operation) }
+    }
+
+    package static func wrap(_ error: any Error, _ operation: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return .failed(operation: operation, reason: StoreError.reason(error))
     }
 }

@@ -2,7 +2,37 @@ import Foundation
 import GRDB
 import SubReconModel
 
-extension AppDatabase {
+extension AppDatabase: RunStore {
+    public func startRun(kind: RunKind, targetUserID: String?, receiptsTotal: Int, nowMs: Int64)
+        async throws(StoreError) -> Int64
+    {
+        try await write("recording the start of a run") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO runs (kind, started_at, status, receipts_total, target_user_id, pid, host, heartbeat_at)
+                    VALUES (?, ?, 'running', ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    kind.rawValue, nowMs, receiptsTotal, targetUserID, Int(getpid()),
+                    ProcessInfo.processInfo.hostName, nowMs,
+                ])
+            return db.lastInsertedRowID
+        }
+    }
+
+    public func finishRun(id: Int64, status: RunStatus, exitCode: Int32, nowMs: Int64, receiptsTotal: Int?)
+        async throws(StoreError)
+    {
+        try await write("recording the end of a run") { db in
+            try db.execute(
+                sql: """
+                    UPDATE runs SET finished_at = ?, status = ?, exit_code = ?, receipts_total = COALESCE(?, receipts_total)
+                    WHERE id = ?
+                    """,
+                arguments: [nowMs, status.rawValue, Int(exitCode), receiptsTotal, id])
+        }
+    }
+
     /// Asks for the run lock (a lease of `leaseMs`). Also marks runs left `running` by a dead
     /// process on this host, or whose lease ran out, as `interrupted`: that is crash recovery.
     public func acquireRunLock(token: String, nowMs: Int64, leaseMs: Int64) async throws(StoreError) -> RunLockResult {

@@ -1,7 +1,12 @@
 import GRDB
 import SubReconModel
 
-extension AppDatabase {
+extension AppDatabase: CopyStore {
+    /// Migrations applied, counted the way `PostgresStore` counts its schema version.
+    public func schemaVersion() async throws(StoreError) -> Int {
+        try await read("reading the schema version") { db in try Self.migrator.appliedIdentifiers(db).count }
+    }
+
     /// Every table but SQLite's own, with its columns in declaration order.
     public func tableColumns() async throws(StoreError) -> [String: [String]] {
         try await read("reading the tables' columns") { db in

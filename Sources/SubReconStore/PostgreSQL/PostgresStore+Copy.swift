@@ -1,7 +1,13 @@
 import PostgresNIO
 import SubReconModel
 
-extension PostgresStore {
+extension PostgresStore: CopyStore {
+    public func schemaVersion() async throws(StoreError) -> Int {
+        try await withConnection("reading the schema version") { connection in
+            Int(try await connection.integer("SELECT COUNT(*) FROM grdb_migrations") ?? 0)
+        }
+    }
+
     /// Every table of the schema the connection uses, with its columns in declaration order.
     public func tableColumns() async throws(StoreError) -> [String: [String]] {
         try await withConnection("reading the tables' columns") { connection in

@@ -1,0 +1,31 @@
+import SubReconModel
+
+/// Who holds what: a purchase linked to its user or moved between users, and a user forgotten.
+public protocol IdentityStore: Sendable {
+    /// Users whose subscriptions or renewal records carry this original_transaction_id.
+    func users(holdingOriginalTransactionID otid: String) async throws(StoreError) -> [String]
+    /// `subrecon link`, once Apple has the token: `token` registered as `userID`'s for the app
+    /// `bundleID` and, unless the user already holds the purchase `otid`, the purchase stored as
+    /// theirs (a receipt known by its transaction id), in one transaction. What importing that
+    /// row would do: a second link changes nothing.
+    func recordLink(userID: String, originalTransactionID otid: String, bundleID: String?, token: String, nowMs: Int64)
+        async throws(StoreError)
+    /// `link --move`: takes the purchase `otid` from each of `holders` for `userID`, in one
+    /// transaction: each holder's subscription row goes (recorded as a change under a `user` run
+    /// for `userID`), their billed periods of it become the user's (once), their receipts known
+    /// by its transaction id go, Apple's notifications about it follow; `token`, when given, is
+    /// registered to the user instead of whoever had it. Returns the changes recorded.
+    func movePurchase(_ otid: String, from holders: [String], to userID: String, token: String?, nowMs: Int64)
+        async throws(StoreError) -> Int
+    /// Removes every row naming the user, in one transaction; the ledger's periods stay under
+    /// `pseudonym` (`subrecon forget`). With `dryRun` the same statements run and are rolled back:
+    /// the summary says exactly what would go, and nothing changes.
+    func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary
+}
+
+extension IdentityStore {
+    /// Forgets the user (`dryRun` false).
+    public func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary {
+        try await forgetUser(userID, pseudonym: pseudonym, dryRun: false)
+    }
+}
