@@ -6,6 +6,9 @@ import SubReconModel
 /// are due in, and one app's rate budget never holds up another's. Counts only: the run pulls
 /// the receipt from the chosen lane's cursor.
 struct LaneScheduler: Sendable {
+    /// A lane Apple stopped, and why.
+    typealias StoppedLane = (lane: Int, problem: RunStoppingProblem)
+
     /// Verifications in flight, every lane's together.
     private(set) var inFlight = 0
     private var laneInFlight: [Int]
@@ -61,7 +64,7 @@ struct LaneScheduler: Sendable {
     func stoppedBy(_ lane: Int) -> RunStoppingProblem? { stopped[lane] }
 
     /// The lanes Apple stopped, in lane order, each with why.
-    var stoppedLanes: [(lane: Int, problem: RunStoppingProblem)] {
+    var stoppedLanes: [StoppedLane] {
         stopped.indices.compactMap { index in stopped[index].map { (index, $0) } }
     }
 }

@@ -143,7 +143,7 @@ public struct ReconciliationRun: Sendable {
     ) async throws(RunFailure) -> RunSummary {
         let startedAt = clock()
         let (total, runID) = try await begin(options, startedAt: startedAt, observers: observers)
-        let (tally, stoppedLanes): (RunTally, [(lane: Int, problem: RunStoppingProblem)])
+        let (tally, stoppedLanes): (RunTally, [LaneScheduler.StoppedLane])
         do {
             (tally, stoppedLanes) = try await verifyAndWrite(
                 options, lockToken: lockToken, runID: runID, startedAt: startedAt, observers: observers)
@@ -193,7 +193,7 @@ public struct ReconciliationRun: Sendable {
     /// stopped.
     private func verifyAndWrite(
         _ options: Options, lockToken: String, runID: Int64?, startedAt: Int64, observers: [any RunObserver]
-    ) async throws -> (RunTally, [(lane: Int, problem: RunStoppingProblem)]) {
+    ) async throws -> (RunTally, [LaneScheduler.StoppedLane]) {
         // Each app walks its own receipts; `--limit` bounds the run as a whole.
         var cursors = lanes.map { lane in
             ReceiptCursor(
@@ -216,7 +216,7 @@ public struct ReconciliationRun: Sendable {
     private func verifyAndWrite(
         _ options: Options, from cursors: inout [ReceiptCursor], lockToken: String, runID: Int64?,
         observers: [any RunObserver]
-    ) async throws -> (RunTally, [(lane: Int, problem: RunStoppingProblem)]) {
+    ) async throws -> (RunTally, [LaneScheduler.StoppedLane]) {
         var scheduler = LaneScheduler(lanes: lanes.count, limit: options.limit)
         // Answers are written in small batches (one transaction each): when the batch is full,
         // when it has waited `maxBatchDelay`, or when nothing else is in flight.
@@ -317,7 +317,7 @@ public struct ReconciliationRun: Sendable {
 
     /// Sums the run up, records its end (not in a dry run) and tells the observers.
     private func end(
-        _ options: Options, tally: RunTally, stoppedLanes: [(lane: Int, problem: RunStoppingProblem)], total: Int,
+        _ options: Options, tally: RunTally, stoppedLanes: [LaneScheduler.StoppedLane], total: Int,
         runID: Int64?, startedAt: Int64, observers: [any RunObserver]
     ) async throws(RunFailure) -> RunSummary {
         let stoppedApps = stoppedLanes.map { (lanes[$0.lane].name, $0.problem) }
