@@ -105,8 +105,22 @@ public struct DemoRun: Sendable {
         options.salesReports.ascPublicKey = teamKey.publicKey
         let simulator = AppStoreSimulator(options: options)
         _ = try await simulator.start()
-        defer { Task { await simulator.stop() } }
+        // Stopped, and awaited, whether the demo finished (it stops it before the reports) or threw.
+        do {
+            return try await run(
+                on: simulator, folder: folder, secret: secret, apiKey: apiKey, secondSecret: secondSecret,
+                secondKey: secondKey, teamKey: teamKey)
+        } catch {
+            await simulator.stop()
+            throw error
+        }
+    }
 
+    /// The demo on the started `simulator`, with the apps' throwaway credentials and the team key.
+    private func run(
+        on simulator: AppStoreSimulator, folder: String, secret: String, apiKey: P256.Signing.PrivateKey,
+        secondSecret: String, secondKey: P256.Signing.PrivateKey, teamKey: P256.Signing.PrivateKey
+    ) async throws -> Result {
         let nowMs = WallClock.unixMilliseconds()
         // The Server API is asked by transaction id: tell it about the sample accounts (a real
         // App Store knows them already).

@@ -38,8 +38,9 @@ actor NotificationWriteQueue {
             waiting.append(Waiting(write: write, continuation: continuation))
             guard writers < maxWriters else { return }
             writers += 1
-            // A writer outlives the request that started it only while others wait; it ends
-            // when nothing is left.
+            // Unstructured on purpose: a writer writes other requests' notifications too, so it
+            // must not share the cancellation or the lifetime of the request that happened to
+            // start it. It outlives that request only while others wait; it ends when nothing is left.
             Task { await self.drain() }
         }
     }

@@ -68,6 +68,7 @@ public struct LiveWiring: Sendable {
         let pipeline = ReconciliationRun(store: store, lanes: lanes, clock: clock, stopSignal: stopSignal, logger: logger)
         var options = options
         options.concurrency = settings.concurrency
+        options = options.coordinated(by: RunCoordination(of: store))
         var summary = try await pipeline.run(options, observers: observers)
         if !limiters.isEmpty { summary.serverAPI = APIRateLimiter.Figures.together(limiters.map(\.figures)) }
         return summary

@@ -54,9 +54,22 @@ struct ReceiptCursor {
         return page[index]
     }
 
+    /// Waits for a page read ahead and not taken (the run ended first): no read of a cursor
+    /// outlives its run (on PostgreSQL a read of due receipts claims them, and the run gives back
+    /// its claims after this).
+    mutating func close() async {
+        guard let pending = nextPage else { return }
+        nextPage = nil
+        pending.cancel()
+        _ = try? await pending.value
+    }
+
     private func readAhead() -> Task<[ReceiptToVerify], any Error> {
         let (store, selection, app, detail, position, nowMs) = (store, selection, app, detail, position, nowMs)
         let limit = min(pageSize, remaining - (page.count - index))
+        // Unstructured because the cursor is a value the run steps through a receipt at a time: a
+        // child would need a group around the whole run loop, its pages sorted from the answers.
+        // The run awaits it through `close()`.
         return Task {
             try await store.receipts(selection, app: app, after: position, limit: limit, nowMs: nowMs, detail: detail)
         }

@@ -26,6 +26,8 @@ public struct ReconciliationRun: Sendable {
         /// --batch-size`; docs/performance.md, "App Store Server API mode"); with latency,
         /// `maxBatchDelay` flushes first.
         public var writeBatchSize: Int
+        /// How the workers of the database share its runs; set with `coordinated(by:)`.
+        public internal(set) var coordination: RunCoordination = .runLock
 
         public init(
             kind: RunKind, selection: ReceiptSelection, limit: Int? = nil, concurrency: Int = 32,
@@ -104,20 +106,9 @@ public struct ReconciliationRun: Sendable {
 
     /// Runs to completion. Observers see the start, every receipt's update as it is written (or,
     /// in a dry run, as it would be) and the end. Throws only for run-level failures: the lock is
-    /// held, or the store failed.
+    /// held, or the store failed. How workers share the database is `options.coordination`
+    /// (`Options.coordinated(by:)`), decided by whoever wired the run.
     public func run(_ options: Options, observers: [any RunObserver] = []) async throws(RunFailure) -> RunSummary {
-        var options = options
-        let claims = store.splitsDueReceipts && options.selection == .due
-        if store.splitsDueReceipts {
-            // Several workers cooperate through claims (PostgreSQL): no run lock, and the
-            // heartbeat that renews the claims beats every third of their timeout.
-            options.takesRunLock = false
-            options.leaseMs = store.claimTimeoutMs
-            // Claims in small batches, so workers share the run evenly and a killed worker strands few.
-            options.pageSize = min(options.pageSize, max(32, 2 * options.concurrency))
-            // A dry run reads the due receipts without claiming them: it writes nothing at all.
-            if options.dryRun, options.selection == .due { options.selection = .duePreview }
-        }
         let lockToken = UUID().uuidString
         if options.takesRunLock {
             switch try await storeCall({ () async throws(StoreError) in
@@ -130,26 +121,48 @@ public struct ReconciliationRun: Sendable {
             }
         }
         do {
-            let summary = try await runLocked(options, claims: claims, lockToken: lockToken, observers: observers)
-            try? await release(options, claims: claims, lockToken: lockToken)
+            let summary = try await runLocked(options, lockToken: lockToken, observers: observers)
+            try? await release(options, lockToken: lockToken)
             return summary
         } catch {
-            try? await release(options, claims: claims, lockToken: lockToken)
+            try? await release(options, lockToken: lockToken)
             throw error
         }
     }
 
     /// Gives back the run lock, or the receipts claimed (read ahead) but not written, at once
     /// rather than when the lease or the claims run out.
-    private func release(_ options: Options, claims: Bool, lockToken: String) async throws(StoreError) {
+    private func release(_ options: Options, lockToken: String) async throws(StoreError) {
         if options.takesRunLock { try await store.releaseRunLock(token: lockToken) }
-        if claims, !options.dryRun { try await store.releaseClaims() }
+        if options.claimsDueReceipts, !options.dryRun { try await store.releaseClaims() }
     }
 
+    /// The run, once it may: recorded, verified and written, summed up.
     private func runLocked(
-        _ options: Options, claims: Bool, lockToken: String, observers: [any RunObserver]
+        _ options: Options, lockToken: String, observers: [any RunObserver]
     ) async throws(RunFailure) -> RunSummary {
         let startedAt = clock()
+        let (total, runID) = try await begin(options, startedAt: startedAt, observers: observers)
+        let (tally, stoppedLanes): (RunTally, [LaneScheduler.StoppedLane])
+        do {
+            (tally, stoppedLanes) = try await verifyAndWrite(
+                options, lockToken: lockToken, runID: runID, startedAt: startedAt, observers: observers)
+        } catch {
+            let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: StoreError.reason(error)))
+            if let runID {
+                try? await store.finishRun(id: runID, status: .aborted, exitCode: ExitStatus.databaseFailed.rawValue, nowMs: clock(), receiptsTotal: nil)
+            }
+            throw failure
+        }
+        return try await end(
+            options, tally: tally, stoppedLanes: stoppedLanes, total: total, runID: runID, startedAt: startedAt,
+            observers: observers)
+    }
+
+    /// Counts the selected receipts and records the run's start (not in a dry run).
+    private func begin(
+        _ options: Options, startedAt: Int64, observers: [any RunObserver]
+    ) async throws(RunFailure) -> (total: Int, runID: Int64?) {
         var total = 0
         for lane in lanes {
             total += try await storeCall { () async throws(StoreError) in
@@ -171,173 +184,153 @@ public struct ReconciliationRun: Sendable {
                 "run.id": "\(runID.map(String.init) ?? "dry-run")", "run.kind": "\(options.kind.rawValue)",
                 "run.receipts": "\(total)", "run.concurrency": "\(options.concurrency)",
             ])
-
         for observer in observers { observer.runStarted(receiptsTotal: total, runID: runID) }
+        return (total, runID)
+    }
+
+    /// Verifies the selected receipts, `concurrency` at a time (children only talk to Apple), and
+    /// writes the answers in batches as they arrive; returns what was written and which apps Apple
+    /// stopped.
+    private func verifyAndWrite(
+        _ options: Options, lockToken: String, runID: Int64?, startedAt: Int64, observers: [any RunObserver]
+    ) async throws -> (RunTally, [LaneScheduler.StoppedLane]) {
         // Each app walks its own receipts; `--limit` bounds the run as a whole.
         var cursors = lanes.map { lane in
             ReceiptCursor(
                 store: store, selection: options.selection, app: lane.app, detail: lane.verifier.receiptDetail,
                 nowMs: startedAt, pageSize: options.pageSize, limit: options.limit)
         }
-        var remainingLimit = options.limit ?? .max
-        var laneInFlight = Array(repeating: 0, count: lanes.count)
-        var laneExhausted = Array(repeating: false, count: lanes.count)
-        var counts: [RunItemOutcome: Int] = [:]
-        // An app Apple stopped (21004, a 401) stops only that app's work.
-        var laneStoppedBy: [RunStoppingProblem?] = Array(repeating: nil, count: lanes.count)
-        var endedEarly: EarlyEnd?
-        var breaker = options.circuitBreaker
-        let lanes = self.lanes
-        let clock = self.clock
         do {
-            try await withThrowingTaskGroup(of: ChildResult.self) { group in
-                group.addTask { await watch(options, lockToken: lockToken, runID: runID) }
-                var inFlight = 0
-                var scheduling = true
-                func scheduleNext() async throws {
-                    guard scheduling, endedEarly == nil, remainingLimit > 0 else { return }
-                    // The app with the fewest receipts in flight goes next, so every app keeps
-                    // its share of the window whatever the order its receipts are due in.
-                    while true {
-                        var next: Int?
-                        for index in lanes.indices where !laneExhausted[index] && laneStoppedBy[index] == nil {
-                            if next.map({ laneInFlight[index] < laneInFlight[$0] }) ?? true { next = index }
-                        }
-                        guard let index = next else { return }
-                        guard let receipt = try await cursors[index].next() else {
-                            laneExhausted[index] = true
-                            continue
-                        }
-                        schedule(receipt, lane: index)
-                        return
-                    }
-                }
-                func schedule(_ receipt: ReceiptToVerify, lane index: Int) {
-                    let verifier = lanes[index].verifier
-                    remainingLimit -= 1
-                    laneInFlight[index] += 1
-                    group.addTask {
-                        // Apple's answer is as of when we asked: a notification signed after
-                        // that is newer, and the reconciler keeps it (see AppleAccount.asOfMs).
-                        let askedAt = clock()
-                        var outcome = await verifier.verify(receipt)
-                        if case .answered(var account) = outcome, account.asOfMs == nil {
-                            account.asOfMs = askedAt
-                            outcome = .answered(account)
-                        }
-                        // Hashed here, in parallel, rather than in the one writer.
-                        return .verified(index, receipt, outcome, ReceiptDigest(latestReceiptOf: outcome, sent: receipt))
-                    }
-                    inFlight += 1
-                }
-                while inFlight < options.concurrency {
-                    let before = inFlight
-                    try await scheduleNext()
-                    if inFlight == before { break }
-                }
-                // Answers are written in small batches (one transaction each): when the batch is
-                // full, when it has waited `maxBatchDelay`, or when nothing else is in flight.
-                var pending: [PendingAnswer] = []
-                var oldestPending = ContinuousClock.now
-                // The write of one batch runs beside the scheduling (at most one batch being
-                // written at a time, in order), so answers arriving meanwhile are not left waiting
-                // and their slots are refilled at once: with blocking writes a run at Apple's
-                // latency fell well short of the ideal (docs/performance.md, "Earlier figures
-                // behind the code's choices").
-                var writing: Task<[ReceiptUpdate], any Error>?
-                func absorb(_ updates: [ReceiptUpdate]) {
-                    for update in updates {
-                        counts[update.runItem.outcome, default: 0] += 1
-                        for observer in observers { observer.receiptFinished(update) }
-                        if update.runItem.outcome == .failed {
-                            if breaker.record(failed: true), endedEarly == nil {
-                                endedEarly = .circuitBreakerOpen
-                                logger.error("\(EarlyEnd.circuitBreakerOpen)")
-                            }
-                        } else if update.runItem.outcome != .skipped {
-                            _ = breaker.record(failed: false)
-                        }
-                    }
-                }
-                func flush(wait: Bool = true) async throws {
-                    if let previous = writing {
-                        writing = nil
-                        absorb(try await previous.value)
-                    }
-                    guard !pending.isEmpty else { return }
-                    let batch = pending
-                    pending.removeAll(keepingCapacity: true)
-                    let task = Task { [self] in try await self.record(batch, runID: runID, dryRun: options.dryRun) }
-                    if wait { absorb(try await task.value) } else { writing = task }
-                }
-                while inFlight > 0, let result = try await group.next() {
-                    switch result {
-                    case .watcherDone:
-                        continue
-                    case .stopRequested(let reason):
-                        endedEarly = endedEarly ?? reason
-                        scheduling = false
-                        logger.warning("stopping: \(reason); receipts in flight finish, the rest stay due")
-                        // Cancels backoff waits of the receipts in flight (their HTTP exchange completes).
-                        group.cancelAll()
-                        continue
-                    case .verified(let lane, let receipt, let outcome, let digest):
-                        inFlight -= 1
-                        laneInFlight[lane] -= 1
-                        var effective = outcome
-                        if case .stopRun(let problem) = outcome, laneStoppedBy[lane] == nil {
-                            laneStoppedBy[lane] = problem
-                            // The one place the operator reads why (the commands do not repeat it).
-                            logger.critical(
-                                "\(problem)", metadata: lanes.count > 1 ? ["app": "\(lanes[lane].name)"] : nil)
-                        }
-                        // Once Apple stopped an app's work, its answers still in flight are
-                        // discarded: they stay due.
-                        if let stoppedBy = laneStoppedBy[lane] { effective = .stopRun(stoppedBy) }
-                        if pending.isEmpty { oldestPending = .now }
-                        pending.append(PendingAnswer(lane: lane, receipt: receipt, outcome: effective, digest: digest))
-                        // A failure is written and counted before anything new starts, so the
-                        // circuit breaker opens on time during an outage (failures are rare otherwise).
-                        if case .failed = effective { try await flush(wait: true) }
-                        // Refill the window before writing, so Apple keeps `concurrency` requests
-                        // in flight while the batch commits.
-                        try await scheduleNext()
-                        if pending.count >= options.writeBatchSize || inFlight == 0
-                            || ContinuousClock.now - oldestPending >= Self.maxBatchDelay
-                        {
-                            try await flush(wait: inFlight == 0)
-                        }
-                    }
-                }
-                try await flush()
-                group.cancelAll()
-            }
+            let result = try await verifyAndWrite(
+                options, from: &cursors, lockToken: lockToken, runID: runID, observers: observers)
+            for index in cursors.indices { await cursors[index].close() }
+            return result
         } catch {
-            let failure = (error as? StoreError).map(RunFailure.store) ?? .store(.failed(operation: "running", reason: StoreError.reason(error)))
-            if let runID {
-                try? await store.finishRun(id: runID, status: .aborted, exitCode: ExitStatus.databaseFailed.rawValue, nowMs: clock(), receiptsTotal: nil)
-            }
-            throw failure
+            for index in cursors.indices { await cursors[index].close() }
+            throw error
         }
+    }
 
-        let stoppedApps = lanes.indices.compactMap { index in laneStoppedBy[index].map { (lanes[index].name, $0) } }
-        let stoppedBy = stoppedApps.first?.1
-        let status: RunStatus
-        if stoppedApps.count == lanes.count {
-            status = .aborted
-        } else if let endedEarly {
-            // Interrupted from outside (a signal, another process took the lock) vs. stopped by us.
-            status = endedEarly == .circuitBreakerOpen ? .aborted : .interrupted
-        } else {
-            status = .completed
+    /// The run loop: starts verifications from the lanes in turn, gathers their answers into
+    /// batches and writes them, until every lane is done or the run ends early.
+    private func verifyAndWrite(
+        _ options: Options, from cursors: inout [ReceiptCursor], lockToken: String, runID: Int64?,
+        observers: [any RunObserver]
+    ) async throws -> (RunTally, [LaneScheduler.StoppedLane]) {
+        var scheduler = LaneScheduler(lanes: lanes.count, limit: options.limit)
+        // Answers are written in small batches (one transaction each): when the batch is full,
+        // when it has waited `maxBatchDelay`, or when nothing else is in flight.
+        var batcher = WriteBatcher<PendingAnswer>(maxCount: options.writeBatchSize, maxDelay: Self.maxBatchDelay)
+        var tally = RunTally(breaker: options.circuitBreaker)
+        let (lanes, clock) = (self.lanes, self.clock)
+        // The write of one batch runs beside the scheduling (at most one batch being written at a
+        // time, in order), so answers arriving meanwhile are not left waiting and their slots are
+        // refilled at once: with blocking writes a run at Apple's latency fell well short of the
+        // ideal (docs/performance.md, "Earlier figures behind the code's choices"). The writes are
+        // children of a group of their own around the verifications': a stop cancels the
+        // verifications' backoff waits, never a write, and a write still committing when the
+        // verifications fail ends before the run does (and before it is recorded aborted).
+        try await withThrowingTaskGroup(of: [ReceiptUpdate].self) { writes in
+            var writing = false
+            func absorb(_ updates: [ReceiptUpdate]) {
+                for update in updates {
+                    let opened = tally.record(update.runItem.outcome)
+                    for observer in observers { observer.receiptFinished(update) }
+                    if opened { logger.error("\(EarlyEnd.circuitBreakerOpen)") }
+                }
+            }
+            func flush(wait: Bool) async throws {
+                if writing {
+                    writing = false
+                    if let updates = try await writes.next() { absorb(updates) }
+                }
+                guard !batcher.isEmpty else { return }
+                let batch = batcher.take()
+                writes.addTask { [self] in try await self.record(batch, runID: runID, dryRun: options.dryRun) }
+                if wait {
+                    if let updates = try await writes.next() { absorb(updates) }
+                } else {
+                    writing = true
+                }
+            }
+            do {
+                try await withThrowingTaskGroup(of: ChildResult.self) { group in
+                    // Starts the next receipt of the lane whose turn it is; false when none may start.
+                    func startNext() async throws -> Bool {
+                        guard tally.endedEarly == nil else { return false }
+                        while let lane = scheduler.nextLane() {
+                            guard let receipt = try await cursors[lane].next() else {
+                                scheduler.exhaust(lane)
+                                continue
+                            }
+                            scheduler.start(lane)
+                            let verifier = lanes[lane].verifier
+                            group.addTask { await Self.verify(receipt, lane: lane, verifier: verifier, clock: clock) }
+                            return true
+                        }
+                        return false
+                    }
+                    group.addTask { await watch(options, lockToken: lockToken, runID: runID) }
+                    while scheduler.inFlight < options.concurrency, try await startNext() {}
+                    while scheduler.inFlight > 0, let result = try await group.next() {
+                        switch result {
+                        case .watcherDone:
+                            continue
+                        case .stopRequested(let reason):
+                            tally.end(reason)
+                            logger.warning("stopping: \(reason); receipts in flight finish, the rest stay due")
+                            // Cancels backoff waits of the receipts in flight (their HTTP exchange completes).
+                            group.cancelAll()
+                        case .verified(let lane, let receipt, let outcome, let digest):
+                            scheduler.finish(lane)
+                            if case .stopRun(let problem) = outcome, scheduler.stop(lane, by: problem) {
+                                // The one place the operator reads why (the commands do not repeat it).
+                                logger.critical(
+                                    "\(problem)", metadata: lanes.count > 1 ? ["app": "\(lanes[lane].name)"] : nil)
+                            }
+                            // Once Apple stopped an app's work, its answers still in flight are
+                            // discarded: they stay due.
+                            let effective = scheduler.stoppedBy(lane).map(VerificationOutcome.stopRun) ?? outcome
+                            batcher.add(PendingAnswer(lane: lane, receipt: receipt, outcome: effective, digest: digest))
+                            // A failure is written and counted before anything new starts, so the
+                            // circuit breaker opens on time during an outage (failures are rare otherwise).
+                            if case .failed = effective { try await flush(wait: true) }
+                            // Refill the window before writing, so Apple keeps `concurrency` requests
+                            // in flight while the batch commits.
+                            _ = try await startNext()
+                            if batcher.isDue(idle: scheduler.inFlight == 0) {
+                                try await flush(wait: scheduler.inFlight == 0)
+                            }
+                        }
+                    }
+                    try await flush(wait: true)
+                    group.cancelAll()
+                }
+            } catch {
+                // Nothing outlives the run: the batch being written commits (or fails) first.
+                try? await writes.waitForAll()
+                throw error
+            }
         }
-        let processed = counts.values.reduce(0, +)
-        var remaining = max(0, total - processed)
-        if claims, !options.dryRun {
+        return (tally, scheduler.stoppedLanes)
+    }
+
+    /// Sums the run up, records its end (not in a dry run) and tells the observers.
+    private func end(
+        _ options: Options, tally: RunTally, stoppedLanes: [LaneScheduler.StoppedLane], total: Int,
+        runID: Int64?, startedAt: Int64, observers: [any RunObserver]
+    ) async throws(RunFailure) -> RunSummary {
+        let stoppedApps = stoppedLanes.map { (lanes[$0.lane].name, $0.problem) }
+        let stoppedBy = stoppedApps.first?.1
+        let status = tally.status(stoppedLanes: stoppedApps.count, of: lanes.count)
+        let claims = options.claimsDueReceipts && !options.dryRun
+        var total = total
+        var remaining = max(0, total - tally.processed)
+        if claims {
             // The other workers took their share: this worker's total is what it did, and what
             // is left is only what nobody took (when this run ended early).
-            total = processed
-            if endedEarly == nil {
+            total = tally.processed
+            if tally.endedEarly == nil {
                 remaining = 0
             } else {
                 try? await store.releaseClaims()
@@ -348,10 +341,10 @@ public struct ReconciliationRun: Sendable {
             }
         }
         let summary = RunSummary(
-            runID: runID, kind: options.kind, receiptsTotal: total, counts: counts, stoppedBy: stoppedBy,
-            status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: endedEarly?.description,
+            runID: runID, kind: options.kind, receiptsTotal: total, counts: tally.counts, stoppedBy: stoppedBy,
+            status: status, startedAtMs: startedAt, finishedAtMs: clock(), endedEarly: tally.endedEarly?.description,
             notReached: stoppedBy == nil ? remaining : 0,
-            stoppedApps: lanes.count > 1 ? stoppedApps.map(\.0) : [], signal: endedEarly?.signal,
+            stoppedApps: lanes.count > 1 ? stoppedApps.map(\.0) : [], signal: tally.endedEarly?.signal,
             selection: options.selection)
         if let runID {
             try await storeCall { () async throws(StoreError) in
@@ -365,6 +358,22 @@ public struct ReconciliationRun: Sendable {
         // (notice) would show it twice on a terminal and write it into cron's error file nightly.
         logger.info("\(summary.line)")
         return summary
+    }
+
+    /// One verification, a child of the run: only talks to Apple.
+    private static func verify(
+        _ receipt: ReceiptToVerify, lane: Int, verifier: any ReceiptVerifier, clock: @Sendable () -> Int64
+    ) async -> ChildResult {
+        // Apple's answer is as of when we asked: a notification signed after that is newer, and
+        // the reconciler keeps it (see AppleAccount.asOfMs).
+        let askedAt = clock()
+        var outcome = await verifier.verify(receipt)
+        if case .answered(var account) = outcome, account.asOfMs == nil {
+            account.asOfMs = askedAt
+            outcome = .answered(account)
+        }
+        // Hashed here, in parallel, rather than in the one writer.
+        return .verified(lane, receipt, outcome, ReceiptDigest(latestReceiptOf: outcome, sent: receipt))
     }
 
     /// Runs beside the verifications: watches for a stop request and keeps the run lock's lease
@@ -431,25 +440,5 @@ public struct ReconciliationRun: Sendable {
     private static func targetUser(_ selection: ReceiptSelection) -> String? {
         if case .user(let id) = selection { return id }
         return nil
-    }
-}
-
-/// Why a run stopped before every selected receipt was verified.
-enum EarlyEnd: Sendable, Equatable, CustomStringConvertible {
-    case signal(String)
-    case lostRunLock
-    case circuitBreakerOpen
-
-    /// The signal that ended the run, if one did.
-    var signal: Int32? {
-        if case .signal(let name) = self { StopSignal.signal(named: name) } else { nil }
-    }
-
-    var description: String {
-        switch self {
-        case .signal(let name): "received \(name)"
-        case .lostRunLock: "lost the run lock to another process"
-        case .circuitBreakerOpen: "most recent receipts got no usable answer (is Apple down?); circuit breaker open"
-        }
     }
 }

@@ -126,6 +126,7 @@ public final class APIRateLimiter: Sendable {
                 }
                 if let refill = state.refill { return .wait(refill) }
                 let after = max(state.lastSlotNs, state.nextSlotNs)
+                // Unstructured: every request waiting here shares it, so it must not end with the one that started it.
                 let refill = Task { await self.refill(from: schedule, after: after) }
                 state.refill = refill
                 return .wait(refill)

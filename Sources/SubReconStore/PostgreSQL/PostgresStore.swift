@@ -189,6 +189,7 @@ package final class PostgresConnectionOwner: Sendable {
         let client = PostgresClient(configuration: configuration, backgroundLogger: PostgresStore.quiet)
         self.client = client
         self.logger = logger
+        // Unstructured: the pool lives as long as the store, no one task; `close()` cancels and awaits it.
         runner = Task { await client.run() }
     }
 

@@ -15,6 +15,7 @@ package final class WALCheckpointer: Sendable {
 
     package init(path: String, interval: Duration = .milliseconds(500)) throws {
         let connection = try DatabaseQueue(path: path)
+        // Unstructured: it lives as long as the store it serves, no one task; `stop()` cancels and awaits it.
         task = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)

@@ -133,8 +133,20 @@ struct DuePolicyBenchmark {
         let simulator = AppStoreSimulator(
             options: SimulatorOptions(sharedSecret: secret, latency: .zero, clock: clock.millisecondsClock))
         try await simulator.start()
-        defer { Task { [simulator] in await simulator.stop() } }
+        // Stopped, and awaited, whether the nights ran (they stop it before the result) or threw.
+        do {
+            return try await nights(simulator: simulator, clock: clock, secret: secret, folder: folder, watch: watch)
+        } catch {
+            await simulator.stop()
+            throw error
+        }
+    }
 
+    /// The simulated nights on the started `simulator`, and what they add up to.
+    private func nights(
+        simulator: AppStoreSimulator, clock: SimulatedClock, secret: String, folder: String, watch: Stopwatch
+    ) async throws -> Result {
+        let c = configuration
         let population = SubscriberPopulation(startMs: c.startMs, days: c.days, paddingBytes: c.paddingBytes)
         let seeder = ReceiptSeeder(source: population, nowMs: c.startMs)
         let policyPath = folder + "/policy.sqlite"
