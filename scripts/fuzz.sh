@@ -69,9 +69,12 @@ for target in "${targets[@]}"; do
   echo "fuzz: $target for ${seconds}s (log: ${log#"$root"/})" >&2
   # New inputs go to the first folder; the others are read only. -timeout: one input taking 10 s is
   # a hang. The sanitizers' reports end the run with a non-zero status.
+  # Inputs up to the largest seed, at least 4 KB; import files longer, so rows add up.
+  max_len=()
+  [ "$target" = FuzzImportFile ] && max_len=(-max_len=8192)
   status=0
   ASAN_OPTIONS=detect_leaks=1:symbolize=1 LSAN_OPTIONS="suppressions=$root/FuzzTesting/lsan.supp:print_suppressions=0" \
-    "$bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    "$bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${max_len[@]}" \
     -artifact_prefix="$work/artifacts/" "$work/corpus" "FuzzTesting/Corpus/$target" "$work/seeds" > "$log" 2>&1 || status=$?
   summary=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
   if [ $status -ne 0 ]; then
