@@ -21,3 +21,7 @@ bash scripts/bench-smoke.sh
 # The end-to-end tests run the binary built above; tell them where it is.
 export SUBRECON_BINARY="$PWD/.build/debug/subrecon"
 swift test --skip-build "${debug_build_flags[@]}" "$@"
+# A fuzz smoke (docs/fuzzing.md): every parser of outside input under libFuzzer and AddressSanitizer
+# for 20 s each; a crash, leak, hang or sanitizer report fails the run. The whole suite only (CI),
+# not a run narrowed with --filter.
+if [ $# -eq 0 ]; then bash scripts/fuzz.sh all 20; fi
