@@ -72,10 +72,13 @@ for target in "${targets[@]}"; do
   # Inputs up to the largest seed, at least 4 KB; import files longer, so rows add up.
   max_len=()
   [ "$target" = FuzzImportFile ] && max_len=(-max_len=8192)
+  # The committed seeds, for the targets that have any (git keeps no empty folder).
+  committed=()
+  [ -d "FuzzTesting/Corpus/$target" ] && committed=("FuzzTesting/Corpus/$target")
   status=0
   ASAN_OPTIONS=detect_leaks=1:symbolize=1 LSAN_OPTIONS="suppressions=$root/FuzzTesting/lsan.supp:print_suppressions=0" \
     "$bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${max_len[@]}" \
-    -artifact_prefix="$work/artifacts/" "$work/corpus" "FuzzTesting/Corpus/$target" "$work/seeds" > "$log" 2>&1 || status=$?
+    -artifact_prefix="$work/artifacts/" "$work/corpus" "${committed[@]}" "$work/seeds" > "$log" 2>&1 || status=$?
   summary=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
   if [ $status -ne 0 ]; then
     failed+=("$target")
