@@ -95,18 +95,28 @@ struct DemoCommand: AsyncParsableCommand {
             let server = NotificationReceiverServer(
                 configuration: NotificationReceiverConfiguration(host: "127.0.0.1", port: 0, handlesSignals: false),
                 intake: processor, logger: logger)
-            let running = Task { try await server.run() }
-            guard let url = await server.listeningURL() else {
-                try await running.value
-                return 0
+            // The server runs as a child task: it is shut down and awaited on every path out.
+            return try await withThrowingTaskGroup(of: Void.self, returning: Int.self) { group in
+                group.addTask { try await server.run() }
+                guard let url = await server.listeningURL() else {
+                    try await group.waitForAll()
+                    return 0
+                }
+                let status: Int
+                do {
+                    let client = CurlTransport(maxConnections: 1)
+                    defer { client.shutdown() }
+                    status = try await client.send(
+                        HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: body)).status
+                } catch {
+                    await server.shutDown()
+                    try? await group.waitForAll()
+                    throw error
+                }
+                await server.shutDown()
+                try await group.waitForAll()
+                return status
             }
-            let client = CurlTransport(maxConnections: 1)
-            defer { client.shutdown() }
-            let response = try await client.send(
-                HTTPRequest(url: url, headers: [("Content-Type", "application/json")], body: body))
-            await server.shutDown()
-            try await running.value
-            return response.status
         }
     }
 }
