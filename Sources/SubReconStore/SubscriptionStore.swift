@@ -8,7 +8,7 @@
 /// (docs/architecture.md, "The store seam").
 public protocol SubscriptionStore:
     RunStore & ClaimStore & ReconciliationStore & ImportStore & IdentityStore & NotificationStore & APIRateStore
-        & AppleReportStore & LedgerRefillStore & SnapshotStore & CopyStore
+        & AppleReportStore & LedgerRefillStore & SnapshotStore & CopyStore & EventStore
 {
     /// Where the store is, fit to show (a PostgreSQL URL's password is masked).
     var location: String { get }

@@ -83,11 +83,15 @@ struct ReportCommand: AsyncParsableCommand {
     @Flag(help: "For unrecorded: every period a run found first, not only the lost orders (billed after the receipt was imported).")
     var all = false
 
+    @Option(name: .customLong("type"), help: "For events: only events of this type, e.g. subscription.renewed.")
+    var eventType: String?
+
     func run() async throws {
         var flags = CommandContext.ReportFlags(
             runID: runID, since: since, until: until, within: within, by: by, environment: environment,
             toleranceDays: toleranceDays, apps: apps)
         flags.all = all
+        flags.eventType = eventType
         guard let parity = try await global.context().report(kind, flags: flags, outputPath: output) else { return }
         for line in parity.summaryLines { Console.error(line) }
         try CommandEnded.with(parity.exitStatus)

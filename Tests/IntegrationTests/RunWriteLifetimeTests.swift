@@ -54,12 +54,14 @@ final class SlowWriteFailingPageStore: SubscriptionStore {
         return try await base.receipts(selection, app: app, after: after, limit: limit, nowMs: nowMs, detail: detail)
     }
 
-    func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool) async throws(StoreError) -> [ReceiptUpdate] {
+    func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool, origin: EventOrigin?)
+        async throws(StoreError) -> [ReceiptUpdate]
+    {
         log.withLock { $0.append("write started") }
         // Not cancellable: a cancelled write would end early and hide a run that did not wait.
         let until = ContinuousClock.now + .milliseconds(500)
         while ContinuousClock.now < until { try? await Task.sleep(until: until) }
-        let updates = try await base.reconcile(batch, runID: runID, write: write)
+        let updates = try await base.reconcile(batch, runID: runID, write: write, origin: origin)
         log.withLock { $0.append("write finished") }
         return updates
     }
@@ -87,8 +89,34 @@ final class SlowWriteFailingPageStore: SubscriptionStore {
     func userOfToken(_ token: String, forUnknownTransaction otid: String) async throws(StoreError) -> String? {
         try await base.userOfToken(token, forUnknownTransaction: otid)
     }
-    func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary {
-        try await base.forgetUser(userID, pseudonym: pseudonym, dryRun: dryRun)
+    func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool, defaultApp: String?, nowMs: Int64)
+        async throws(StoreError) -> ForgetSummary
+    {
+        try await base.forgetUser(userID, pseudonym: pseudonym, dryRun: dryRun, defaultApp: defaultApp, nowMs: nowMs)
+    }
+    func settleAndClaimEvents(
+        _ results: [WebhookAttemptResult], token: String, scope: EventDeliveryScope, nowMs: Int64, limit: Int,
+        leaseMs: Int64
+    ) async throws(StoreError) -> [DeliverableEvent] {
+        try await base.settleAndClaimEvents(results, token: token, scope: scope, nowMs: nowMs, limit: limit, leaseMs: leaseMs)
+    }
+    func nextEventDueAt(scope: EventDeliveryScope) async throws(StoreError) -> Int64? {
+        try await base.nextEventDueAt(scope: scope)
+    }
+    func pendingEventCount(scope: EventDeliveryScope) async throws(StoreError) -> Int64 {
+        try await base.pendingEventCount(scope: scope)
+    }
+    func releaseEventLeases(token: String) async throws(StoreError) { try await base.releaseEventLeases(token: token) }
+    func replayEvents(eventID: String?, sinceMs: Int64, untilMs: Int64, deadOnly: Bool, nowMs: Int64)
+        async throws(StoreError) -> Int
+    {
+        try await base.replayEvents(eventID: eventID, sinceMs: sinceMs, untilMs: untilMs, deadOnly: deadOnly, nowMs: nowMs)
+    }
+    func skipEvents(createdBefore beforeMs: Int64, apps: [String]?) async throws(StoreError) -> Int {
+        try await base.skipEvents(createdBefore: beforeMs, apps: apps)
+    }
+    func removeSettledEvents(createdBefore beforeMs: Int64) async throws(StoreError) -> Int {
+        try await base.removeSettledEvents(createdBefore: beforeMs)
     }
     func movePurchase(_ otid: String, from holders: [String], to userID: String, token: String?, nowMs: Int64)
         async throws(StoreError) -> Int

@@ -312,6 +312,17 @@ import Testing
         _ = try await world.run(.all)
         // Notifications too (stale, applied, TEST, unmatched), as the golden reports have them.
         try await ReportGoldenTests.receiveNotifications(world)
+        // Webhook attempts: one event delivered, one failed (its retry pending), so every event
+        // table holds rows.
+        let scope = EventDeliveryScope(apps: nil, firstDelayMs: 0)
+        let claimed = try await world.store.settleAndClaimEvents(
+            [], token: "copy-test", scope: scope, nowMs: world.clock.nowMs, limit: 2, leaseMs: 60_000)
+        _ = try await world.store.settleAndClaimEvents(
+            zip(claimed, [true, false]).map { event, delivered in
+                WebhookAttemptResult(
+                    position: event.position, attemptedAtMs: world.clock.nowMs, status: delivered ? 204 : 500,
+                    settlement: delivered ? .delivered : .retry(atMs: world.clock.nowMs + 5_000))
+            }, token: "copy-test", scope: scope, nowMs: world.clock.nowMs, limit: 0, leaseMs: 60_000)
         // Apple's sales reports of three days: a day with a lost order and two days Apple had no
         // sales (so apple-parity lists the ledger's periods of those days as missing at Apple).
         let pacific = try PacificTime()

@@ -67,7 +67,7 @@ public struct APIParityCheck: Sendable {
                 batch.append(ReceiptReconciliation(receipt: receipt, outcome: pair.0, reconciler: reconciler, nowMs: nowMs, runID: nil))
                 batch.append(ReceiptReconciliation(receipt: receipt, outcome: pair.1, reconciler: reconciler, nowMs: nowMs, runID: nil))
             }
-            let updates = try await store.reconcile(batch, runID: nil, write: false)
+            let updates = try await store.reconcile(batch, runID: nil, write: false, origin: nil)
             for index in page.indices {
                 compare(page[index], updates[2 * index], updates[2 * index + 1], into: &result)
             }

@@ -13,9 +13,12 @@ extension CommandContext {
         guard !userID.isEmpty, !userID.contains(where: \.isNewline) else {
             throw ConfigurationError.other("forget needs the user ID exactly as it was imported")
         }
+        let defaultApp = try reportApps([]).defaultBundleID
         return try await closing(try await openStore()) { store in
             do {
-                return try await store.forgetUser(userID, pseudonym: Self.pseudonym(), dryRun: dryRun)
+                return try await store.forgetUser(
+                    userID, pseudonym: Self.pseudonym(), dryRun: dryRun,
+                    defaultApp: defaultApp, nowMs: clock())
             } catch let error as StoreError {
                 throw ForgetFailure(error: error)
             }

@@ -204,7 +204,7 @@ extension CommandContext {
         } catch {
             throw LinkFailure.store(error)
         }
-        let summary = try await job.reconcile(user: userID, app: app)
+        let summary = try await job.reconcile(user: userID, app: app, eventSource: .link)
         return LinkResult(
             originalTransactionID: originalTransactionID, bundleID: app.bundleID, environment: environment, token: token,
             tokenSource: source, movedFrom: holders, summary: summary)

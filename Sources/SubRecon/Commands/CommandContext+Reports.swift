@@ -16,6 +16,8 @@ extension CommandContext {
         public var apps: [String]
         /// `--all` (unrecorded only).
         public var all = false
+        /// `--type` (events only).
+        public var eventType: String?
 
         public init(
             runID: Int64? = nil, since: String? = nil, until: String? = nil, within: String? = nil, by: String? = nil,
@@ -42,6 +44,7 @@ extension CommandContext {
                 kind: kind, runID: flags.runID, since: flags.since, until: flags.until, within: flags.within, by: flags.by,
                 environment: flags.environment, toleranceDays: flags.toleranceDays, nowMs: clock())
             if flags.all { try options.listEveryFoundPeriod(kind: kind) }
+            if let type = flags.eventType { try options.selectEventType(type, kind: kind) }
         } catch {
             // Whatever the flags got wrong is a usage error.
             throw ConfigurationError.other(error.description)

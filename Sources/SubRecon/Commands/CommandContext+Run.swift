@@ -35,6 +35,7 @@ extension CommandContext {
     /// file is written, a ledger refill is finished. Prints the summary line as it happens; the
     /// summary's `exitStatus` is the command's.
     public func nightlyRun(_ request: RunRequest, flags: Settings.Flags) async throws -> RunSummary {
+        let retention = try EventRetention(environment: environment)
         // A dry run writes nothing, so it creates no database either: a missing one is refused.
         let job = try await liveWiring(
             flags, ifMissing: request.dryRun ? .refuse : .create, claimTimeoutSeconds: request.claimTimeoutSeconds)
@@ -83,6 +84,16 @@ extension CommandContext {
             let linked = await NotificationProcessor.linkAfterImport(
                 store: store, environment: environment, appsFile: appsFileFlag, logger: logger)
             if linked > 0 { logger.notice("linked \(linked) waiting notification(s) to their receipts", source: Self.logSource) }
+        }
+        // Retention: delivered, dead and skipped events past SUBRECON_EVENT_RETENTION_DAYS go, even
+        // after a run with nothing due.
+        if !request.dryRun {
+            do {
+                let removed = try await store.removeSettledEvents(createdBefore: retention.cutoff(nowMs: clock()))
+                if removed > 0 { logger.info("removed \(removed) delivered, dead or skipped event(s) past retention", source: Self.logSource) }
+            } catch {
+                logger.warning("events past retention were not removed: \(error)", source: Self.logSource)
+            }
         }
         if let path = request.metricsFile ?? environment["SUBRECON_METRICS_FILE"], !path.isEmpty, !request.dryRun {
             do {

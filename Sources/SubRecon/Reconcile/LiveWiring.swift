@@ -31,11 +31,11 @@ public struct LiveWiring: Sendable {
 
     /// A `user` run for `userID` limited to `app` (every app when it names none): what follows a
     /// purchase newly tied to a user (`link`, a token found in a run's answers).
-    func reconcile(user userID: String, app: AppSettings?) async throws -> RunSummary {
+    func reconcile(user userID: String, app: AppSettings?, eventSource: EventSource) async throws -> RunSummary {
         var settings = settings
         settings.appFilter = app?.bundleID.map { [$0] } ?? []
         let wiring = LiveWiring(settings: settings, store: store, clock: clock, stopSignal: stopSignal, logger: logger)
-        return try await wiring.run(ReconciliationRun.Options(kind: .user, selection: .user(userID)))
+        return try await wiring.run(ReconciliationRun.Options(kind: .user, selection: .user(userID), eventSource: eventSource))
     }
 
     public func run(_ options: ReconciliationRun.Options, observers: [any RunObserver] = [])

@@ -28,12 +28,16 @@ public struct ReconciliationRun: Sendable {
         public var writeBatchSize: Int
         /// How the workers of the database share its runs; set with `coordinated(by:)`.
         public internal(set) var coordination: RunCoordination = .runLock
+        /// The `source` of the events this run's changes write: `run` for the nightly run, `user`
+        /// for one user's, unless the run does another command's work (`link`, `token_link`).
+        public var eventSource: EventSource
 
         public init(
             kind: RunKind, selection: ReceiptSelection, limit: Int? = nil, concurrency: Int = 32,
             dryRun: Bool = false, pageSize: Int = 512, takesRunLock: Bool? = nil, leaseMs: Int64 = 120_000,
-            circuitBreaker: CircuitBreaker = .standard, writeBatchSize: Int = 128
+            circuitBreaker: CircuitBreaker = .standard, writeBatchSize: Int = 128, eventSource: EventSource? = nil
         ) {
+            self.eventSource = eventSource ?? (kind == .nightly ? .run : .user)
             self.writeBatchSize = max(1, writeBatchSize)
             self.kind = kind
             self.selection = selection
@@ -246,7 +250,9 @@ public struct ReconciliationRun: Sendable {
                 }
                 guard !batcher.isEmpty else { return }
                 let batch = batcher.take()
-                writes.addTask { [self] in try await self.record(batch, runID: runID, dryRun: options.dryRun) }
+                writes.addTask { [self] in
+                    try await self.record(batch, runID: runID, dryRun: options.dryRun, eventSource: options.eventSource)
+                }
                 if wait {
                     if let updates = try await writes.next() { absorb(updates) }
                 } else {
@@ -412,14 +418,19 @@ public struct ReconciliationRun: Sendable {
         var digest: ReceiptDigest?
     }
 
-    private func record(_ batch: [PendingAnswer], runID: Int64?, dryRun: Bool) async throws(StoreError) -> [ReceiptUpdate] {
+    private func record(_ batch: [PendingAnswer], runID: Int64?, dryRun: Bool, eventSource: EventSource) async throws(StoreError)
+        -> [ReceiptUpdate]
+    {
         let nowMs = clock()
         let requests = batch.map { answer in
             ReceiptReconciliation(
                 receipt: answer.receipt, outcome: answer.outcome, reconciler: lanes[answer.lane].reconciler, nowMs: nowMs,
                 runID: runID, latestReceiptDigest: answer.digest)
         }
-        let updates = try await store.reconcile(requests, runID: runID, write: !dryRun)
+        // A single-app deployment's receipts may name no app: its events name the one configured.
+        let origin = EventOrigin(
+            source: eventSource, runID: runID, defaultApp: lanes.count == 1 ? lanes[0].app.bundleID : nil)
+        let updates = try await store.reconcile(requests, runID: runID, write: !dryRun, origin: origin)
         for (update, receipt) in zip(updates, batch.map(\.receipt)) {
             logger.debug(
                 "receipt reconciled",

@@ -45,7 +45,7 @@ struct TokenHolderLinker {
         outcome.purchases = rows.count
         for user in apps.keys.sorted() {
             do {
-                let summary = try await job.reconcile(user: user, app: apps[user])
+                let summary = try await job.reconcile(user: user, app: apps[user], eventSource: .tokenLink)
                 logger.info(
                     "a purchase was linked to its user by the app account token", metadata: ["run.id": "\(summary.runID ?? 0)"])
             } catch {

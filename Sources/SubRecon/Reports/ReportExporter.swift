@@ -40,6 +40,7 @@ public struct ReportExporter: Sendable {
                     throw ReportError.invalidOption("the dashboard is a page, not CSV: subrecon report dashboard --output FILE.html")
                 case .appleParity:
                     for row in try await AppleParityReport.outcome(db, options: options).rows { try csv.writeRow(row.csvFields) }
+                case .events: try await Self.events(db, options, &csv)
                 }
                 try csv.finish()
             }
@@ -161,6 +162,25 @@ public struct ReportExporter: Sendable {
                 number(row.refundMilliunits), row.bundleID ?? options.defaultBundleID,
                 time(row.purchaseDateMs), time(row.expiresDateMs),
                 amount(row.priceMilliunits, row.currency), amount(row.refundMilliunits, row.currency),
+            ])
+        }
+    }
+
+    /// The outbox by position. A pending event shows `pending` only when this command could
+    /// deliver it (an endpoint for its app), else an empty state: it waits for one.
+    private static func events(_ db: any SnapshotQuerying, _ options: ReportOptions, _ csv: inout CSVWriter) async throws {
+        try await db.forEachEventReportRow(
+            sinceMs: options.sinceMs ?? .min, untilMs: options.untilMs ?? .max, type: options.eventType
+        ) { row in
+            let app = row.bundleID.isEmpty ? nil : row.bundleID
+            guard options.includes(bundleID: app) else { return }
+            let hasEndpoint = options.webhookApps.map { $0.contains(row.bundleID) } ?? true
+            let state = row.state == "pending" && !hasEndpoint ? nil : row.state
+            try csv.writeRow([
+                String(row.position), row.eventID, row.type, time(row.createdAtMs), row.userID,
+                row.originalTransactionID.isEmpty ? nil : row.originalTransactionID, number(row.seq), row.source, state,
+                String(row.attempts), time(row.lastAttemptAtMs), number(row.lastStatus), time(row.deliveredAtMs),
+                app ?? options.defaultBundleID,
             ])
         }
     }

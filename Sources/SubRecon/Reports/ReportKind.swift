@@ -17,6 +17,8 @@ public enum ReportKind: String, Sendable, CaseIterable {
     case dashboard
     /// The ledger matched against Apple's stored Summary Sales Reports, per Pacific-time day.
     case appleParity = "apple-parity"
+    /// One row per event (the outbox) and how its delivery stands.
+    case events
 
     /// Reports whose rows `--app` narrows to the apps it names: all but `runs` (a run spans
     /// apps). The dashboard's figures are those apps' (its runs and Apple's reports, every
@@ -66,6 +68,9 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .metrics: MetricsReport.columns + ["bundle_id"]
         case .dashboard: []
         case .appleParity: SalesParityRow.columns
+        case .events:
+            ["position", "event_id", "type", "created_at", "user_id", "original_transaction_id", "seq", "source",
+             "delivery_state", "attempts", "last_attempt_at", "last_status", "delivered_at", "bundle_id"]
         case .shared:
             ["original_transaction_id", "users", "user_id", "receipt_id", "receipt_imported_at", "product_id", "status",
              "entitled", "expires_at", "expires_date_ms", "ownership_type", "first_seen_at", "last_verified_at"]
@@ -88,6 +93,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
         case .metrics: "paid subscriptions, trials, MRR and churn at each month's end"
         case .dashboard: "one HTML page of the figures over time (--output FILE.html)"
         case .appleParity: "the ledger matched against Apple's sales reports, per Pacific day"
+        case .events: "one row per event for the app's backend: type, seq, delivery"
         }
     }
 
@@ -96,7 +102,7 @@ public enum ReportKind: String, Sendable, CaseIterable {
 
     /// Whether `--since/--until` apply, and to which time.
     public var takesTimeWindow: Bool {
-        self == .runs || self == .changes || self == .unrecorded || self == .notifications
+        self == .runs || self == .changes || self == .unrecorded || self == .notifications || self == .events
     }
 
     /// Whether `--by` and `--environment` apply, and `--since/--until` are dates of periods.

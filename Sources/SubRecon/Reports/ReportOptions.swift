@@ -34,12 +34,30 @@ public struct ReportOptions: Sendable, Equatable {
     /// sales report belongs to when the ledger has not seen its product.
     public var productApps: [String: String] = [:]
 
+    /// `events`: only events of this type (`--type`).
+    public var eventType: String?
+    /// `events`: the apps the running command has a webhook endpoint for (nil: every app, a
+    /// single-app endpoint); a pending event of another app shows an empty `delivery_state`.
+    public var webhookApps: Set<String>? = []
+
     /// Whether a row of `bundleID` (nil: names no app) belongs in the report.
     func includes(bundleID: String?) -> Bool {
         apps.isEmpty || (bundleID ?? defaultBundleID).map(apps.contains) == true
     }
 
     public static let defaultToleranceDays = 1
+
+    /// `--type`: only `events` takes it, and only a type of the vocabulary.
+    public mutating func selectEventType(_ type: String, kind: ReportKind) throws(ReportError) {
+        guard kind == .events else {
+            throw .invalidOption("--type applies only to events, not to \(kind.rawValue)")
+        }
+        guard EventType(rawValue: type) != nil else {
+            throw .invalidOption(
+                "--type \(type) is not an event type; one of: \(EventType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        eventType = type
+    }
 
     /// `--all`: only `unrecorded` takes it (`run` and `parity` have their own).
     public mutating func listEveryFoundPeriod(kind: ReportKind) throws(ReportError) {

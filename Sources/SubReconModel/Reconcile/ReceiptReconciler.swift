@@ -170,8 +170,12 @@ public struct ReceiptReconciler: Sendable {
         let headlineBefore = headlineAfter.flatMap { snapshot.subscriptions[$0.originalTransactionID] }
 
         // Kept (flagged) rows carry the stored reported state, so they yield no change.
-        let changes = writes.compactMap { row in
+        var changes = writes.compactMap { row in
             SubscriptionChange(old: snapshot.subscriptions[row.originalTransactionID], new: row, recordedAt: nowMs)
+        }
+        if changes.contains(where: { EventType(change: $0.kind).carriesPeriod }) {
+            let periods = Self.periodsAfter(snapshot: snapshot, new: newRenewals, cancellations: cancellations, revisions: revisions)
+            for index in changes.indices { changes[index].period = changes[index].governingPeriod(among: periods) }
         }
 
         let flagged = !flags.isEmpty
@@ -191,6 +195,20 @@ public struct ReceiptReconciler: Sendable {
                 snapshot, changed ? .updated : .unchanged, nowMs: nowMs, appleStatus: account.appleStatus, environment: environment,
                 old: headlineBefore, new: headlineAfter, message: message),
             subscriptionChanges: changes, staleSubscriptions: stale, renewalRevisions: revisions)
+    }
+
+    /// The periods as they stand after the update: the stored ones with their cancellations and
+    /// revisions applied, then the new ones.
+    private static func periodsAfter(
+        snapshot: ReceiptSnapshot, new: [RenewalRecord], cancellations: [RenewalCancellation], revisions: [RenewalRecord]
+    ) -> [RenewalRecord] {
+        var stored = snapshot.renewals
+        for c in cancellations {
+            stored[c.periodKey]?.cancellationDateMs = c.cancellationDateMs
+            stored[c.periodKey]?.refundMilliunits = c.refundMilliunits
+        }
+        for r in revisions { stored[r.periodKey] = r }
+        return Array(stored.values) + new
     }
 
     /// Why an answer must not replace a stored subscription, or nil when it may.

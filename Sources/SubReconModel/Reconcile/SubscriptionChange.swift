@@ -48,6 +48,12 @@ public struct SubscriptionChange: Sendable, Equatable {
     public var oldAutoRenewProductID: String?
     public var newAutoRenewProductID: String?
     public var recordedAt: Int64
+    /// The rows themselves, for the change's event (`before` / `after`).
+    public var before: StoredSubscription?
+    public var after: StoredSubscription
+    /// The billed period the event names (`new`: the governing transaction, `renewed`: the new
+    /// period, `refunded`: the revoked transaction), as stored after the write; set by the reconciler.
+    public var period: RenewalRecord? = nil
 
     /// The change from `old` (nil: first seen) to `new`, or nil when no reported field moved
     /// (a re-verification that only refreshed `last_verified_at` is not a change).
@@ -68,6 +74,8 @@ public struct SubscriptionChange: Sendable, Equatable {
         self.oldAutoRenewProductID = old?.autoRenewProductID
         self.newAutoRenewProductID = new.autoRenewProductID
         self.recordedAt = recordedAt
+        self.before = old
+        self.after = new
     }
 
     /// The one word for a change; nil when nothing the contract reports changed.

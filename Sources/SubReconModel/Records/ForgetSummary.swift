@@ -15,6 +15,8 @@ public struct ForgetSummary: Sendable, Equatable {
     public var ledgerPeriodsHeldByOthers = 0
     /// The user's app account tokens.
     public var tokens = 0
+    /// The user's events (pending ones never sent); the `user.forgotten` ones written are not counted.
+    public var events = 0
 
     public init() {}
 

@@ -1,3 +1,4 @@
+import Foundation
 import SubReconModel
 
 /// Who holds what: a purchase linked to its user or moved between users, and a user forgotten.
@@ -20,12 +21,23 @@ public protocol IdentityStore: Sendable {
     /// Removes every row naming the user, in one transaction; the ledger's periods stay under
     /// `pseudonym` (`subrecon forget`). With `dryRun` the same statements run and are rolled back:
     /// the summary says exactly what would go, and nothing changes.
-    func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary
+    /// The user's events go too (pending ones never sent), and one `user.forgotten` event is
+    /// written per app of the user's receipts (`defaultApp` for receipts naming none); a user with
+    /// no receipt left gets none.
+    func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool, defaultApp: String?, nowMs: Int64)
+        async throws(StoreError) -> ForgetSummary
 }
 
 extension IdentityStore {
     /// Forgets the user (`dryRun` false).
     public func forgetUser(_ userID: String, pseudonym: String) async throws(StoreError) -> ForgetSummary {
         try await forgetUser(userID, pseudonym: pseudonym, dryRun: false)
+    }
+
+    /// Forgets the user, or (`dryRun`) says what would go.
+    public func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary {
+        try await forgetUser(
+            userID, pseudonym: pseudonym, dryRun: dryRun, defaultApp: nil,
+            nowMs: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

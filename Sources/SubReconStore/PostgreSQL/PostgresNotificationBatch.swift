@@ -49,7 +49,7 @@ package struct PostgresNotificationBatch: Sendable {
         }
         // New, or stored while no receipt knew it (a retry, a backfill, the linking after an import).
         let applying = candidates.filter { stored[writes[$0].notification.uuid].map { $0.outcome == .unmatched } ?? true }
-        let (rows, applied) = try await apply(applying, targets: targets, connection)
+        let (rows, applied, events) = try await apply(applying, targets: targets, connection)
 
         var results: [NotificationStoreResult] = []
         var resultOf: [String: NotificationStoreResult] = [:]
@@ -120,6 +120,8 @@ package struct PostgresNotificationBatch: Sendable {
                     receiptIDs: links.map(\.applied.receiptID), outcomes: links.map(\.applied.outcome.rawValue)),
                 logger: PostgresStore.quiet)
         }
+        // Last: the events' positions are taken just before the commit (see PostgresEventWriter).
+        try await PostgresEventWriter.write(events, connection)
         return results
     }
 
@@ -128,7 +130,7 @@ package struct PostgresNotificationBatch: Sendable {
     /// did (a position no receipt knows is missing).
     private func apply(
         _ positions: [Int], targets: [Int: [(receiptID: Int64, userID: String)]], _ connection: PostgresConnection
-    ) async throws -> (PostgresBatchRows, [Int: Applied]) {
+    ) async throws -> (PostgresBatchRows, [Int: Applied], EventBatch) {
         var items: [ReceiptReconciliation] = []
         var owners: [Int] = []
         for position in positions {
@@ -141,7 +143,7 @@ package struct PostgresNotificationBatch: Sendable {
                 owners.append(position)
             }
         }
-        guard !items.isEmpty else { return (PostgresBatchRows([], digests: [], runID: nil), [:]) }
+        guard !items.isEmpty else { return (PostgresBatchRows([], digests: [], runID: nil), [:], EventBatch()) }
         var state = try await StoredBatchState.read(items, connection)
         let updates = items.map { state.decide($0) }
         let rows = PostgresBatchRows(
@@ -156,6 +158,12 @@ package struct PostgresNotificationBatch: Sendable {
             }
             applied[position]?.changes += update.subscriptionChanges.count
         }
-        return (rows, applied)
+        let changed = updates.filter { !$0.subscriptionChanges.isEmpty }.map(\.receiptID)
+        let apps = changed.isEmpty ? [:] : try await PostgresEventWriter.apps(ofReceipts: changed, connection)
+        let events = PostgresEventWriter.batch(
+            updates,
+            origins: owners.map { EventOrigin(source: .notification, notificationUUID: writes[$0].notification.uuid) },
+            apps: apps, notificationApps: owners.map { writes[$0].notification.bundleID })
+        return (rows, applied, events)
     }
 }

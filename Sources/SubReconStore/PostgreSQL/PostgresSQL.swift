@@ -118,5 +118,6 @@ package struct JSONRecords {
         "run_id", "apple_status", "old_expires_date_ms", "new_expires_date_ms", "recorded_at",
         "old_auto_renew_status", "new_auto_renew_status", "signed_date", "received_at", "last_received_at",
         "price_milliunits", "offer_type", "revocation_percentage", "refund_milliunits", "is_upgraded", "ledger_signed_date",
+        "position", "seq", "attempts", "next_attempt_at", "last_seq",
     ]
 }

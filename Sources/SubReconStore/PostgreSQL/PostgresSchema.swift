@@ -15,7 +15,7 @@ package enum PostgresSchema {
         ("v6-api-rate", v6), ("v7-notifications", v7), ("v8-write-costs", v8),
         ("v9-ledger", v9), ("v10-apple-reports", v10), ("v11-apps", v11),
         ("v12-app-account-tokens", v12), ("v13-app-transaction-id", v13),
-        ("v14-notification-tokens", v14), ("v15-run-outcomes", v15),
+        ("v14-notification-tokens", v14), ("v15-run-outcomes", v15), ("v16-events", v16),
     ]
 
     /// Creates or migrates the schema. Several workers starting at once take turns on a
@@ -130,6 +130,7 @@ package enum PostgresSchema {
     package static let v14 = translate(SchemaSQL.v14NotificationTokens)
     /// Runs count account_gone and skipped apart (see `SchemaSQL.v15RunOutcomes`).
     package static let v15 = translate(SchemaSQL.v15RunOutcomes)
+    package static let v16 = translate(SchemaSQL.v16Events)
 
     /// Notifications V2; a change made by a notification has no run but the notification's uuid.
     package static let v7 = translate(SchemaSQL.v7Notifications) + """

@@ -50,11 +50,14 @@ extension PostgresStore: IdentityStore {
         }
     }
 
-    public func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary {
+    public func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool, defaultApp: String?, nowMs: Int64)
+        async throws(StoreError) -> ForgetSummary
+    {
         try await withTransaction("forgetting a user") { connection in
             var summary = ForgetSummary()
             // A dry run counts the same statements and takes them back.
             if dryRun { try await connection.query("SAVEPOINT forget_dry_run", logger: Self.quiet) }
+            let apps = try await connection.all(ForgetSQL.userApps, [.text(userID)]) { try $0[0].decode(String.self) }
             for step in ForgetSQL.Step.allCases {
                 let (sql, pseudonymFirst) = ForgetSQL.statement(step)
                 let rows = try await connection.integer(
@@ -62,6 +65,9 @@ extension PostgresStore: IdentityStore {
                     pseudonymFirst ? [.text(pseudonym), .text(userID)] : [.text(userID)])
                 ForgetSQL.count(Int(rows ?? 0), of: step, into: &summary)
             }
+            try await PostgresEventWriter.write(
+                ForgetSQL.forgottenEvents(userID: userID, apps: apps, defaultApp: defaultApp, nowMs: nowMs),
+                connection)
             if dryRun { try await connection.query("ROLLBACK TO SAVEPOINT forget_dry_run", logger: Self.quiet) }
             return summary
         }

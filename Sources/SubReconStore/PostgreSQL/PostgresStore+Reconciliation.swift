@@ -14,7 +14,7 @@ extension PostgresStore: ReconciliationStore {
         }
     }
 
-    public func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool)
+    public func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool, origin: EventOrigin?)
         async throws(StoreError) -> [ReceiptUpdate]
     {
         guard !batch.isEmpty else { return [] }
@@ -35,6 +35,15 @@ extension PostgresStore: ReconciliationStore {
             let updates = batch.map { stored.decide($0) }
             try await PostgresUpdateWriter(connection: connection, worker: worker).write(
                 updates, digests: batch.map(\.latestReceiptDigest), receiptIDs: batch.map(\.receipt.id), runID: runID)
+            // Last: the events' positions are taken just before the commit (see PostgresEventWriter).
+            if let origin, runID != nil {
+                let changed = updates.filter { !$0.subscriptionChanges.isEmpty }.map(\.receiptID)
+                if !changed.isEmpty {
+                    let apps = try await PostgresEventWriter.apps(ofReceipts: changed, connection)
+                    let events = PostgresEventWriter.batch(updates, origins: updates.map { _ in origin }, apps: apps)
+                    try await PostgresEventWriter.write(events, connection)
+                }
+            }
             return updates
         }
     }

@@ -25,15 +25,21 @@ extension AppDatabase: IdentityStore {
         }
     }
 
-    public func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool) async throws(StoreError) -> ForgetSummary {
+    public func forgetUser(_ userID: String, pseudonym: String, dryRun: Bool, defaultApp: String?, nowMs: Int64)
+        async throws(StoreError) -> ForgetSummary
+    {
         try await write("forgetting a user") { db in
             var summary = ForgetSummary()
             try db.inSavepoint {
+                let apps = try String.fetchAll(db, sql: ForgetSQL.userApps, arguments: [userID])
                 for step in ForgetSQL.Step.allCases {
                     let (sql, pseudonymFirst) = ForgetSQL.statement(step)
                     try db.execute(sql: sql, arguments: pseudonymFirst ? [pseudonym, userID] : [userID])
                     ForgetSQL.count(db.changesCount, of: step, into: &summary)
                 }
+                try SQLiteEventWriter.write(
+                    ForgetSQL.forgottenEvents(userID: userID, apps: apps, defaultApp: defaultApp, nowMs: nowMs),
+                    db: db)
                 return dryRun ? .rollback : .commit
             }
             return summary

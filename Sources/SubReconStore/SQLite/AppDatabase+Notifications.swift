@@ -78,14 +78,19 @@ extension AppDatabase: NotificationStore {
         let reader = try SnapshotReader(db)
         let writer = try UpdateWriter(db)
         var result = NotificationApplyResult()
+        var events = EventBatch()
+        let origin = EventOrigin(source: .notification, notificationUUID: notification.uuid)
         for (index, target) in targets.enumerated() {
             let receipt = ReceiptToVerify(
                 id: target["receipt_id"], userID: target["user_id"], receiptData: "", environment: nil)
             let update = decide(try reader.snapshot(receipt: receipt, periodKeys: periodKeys))
-            try writer.apply(update, runID: nil, notificationUUID: notification.uuid, digest: nil)
+            try writer.apply(
+                update, runID: nil, notificationUUID: notification.uuid, digest: nil, origin: origin,
+                app: notification.bundleID, events: &events)
             result.changes += update.subscriptionChanges.count
             if index == 0 { result.outcome = NotificationSQL.outcome(of: update, originalTransactionID: otid) }
         }
+        try SQLiteEventWriter.write(events, db: db)
         return (first["user_id"], first["receipt_id"], result)
     }
 }

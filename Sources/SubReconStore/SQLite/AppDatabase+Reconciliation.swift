@@ -10,7 +10,7 @@ extension AppDatabase: ReconciliationStore {
         }
     }
 
-    public func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool)
+    public func reconcile(_ batch: [ReceiptReconciliation], runID: Int64?, write: Bool, origin: EventOrigin?)
         async throws(StoreError) -> [ReceiptUpdate]
     {
         if !write {
@@ -26,13 +26,17 @@ extension AppDatabase: ReconciliationStore {
         return try await self.write("writing receipts' outcomes") { db in
             let reader = try SnapshotReader(db)
             let writer = try UpdateWriter(db)
+            var events = EventBatch()
             let updates = try batch.map { item in
                 let snapshot = try reader.snapshot(receipt: item.receipt, periodKeys: item.periodKeys)
                 let update = item.decide(snapshot)
-                try writer.apply(update, runID: runID, digest: item.latestReceiptDigest, stored: snapshot.subscriptions)
+                try writer.apply(
+                    update, runID: runID, digest: item.latestReceiptDigest, stored: snapshot.subscriptions, origin: origin,
+                    events: &events)
                 return update
             }
             if let runID { try Self.addToRunCounters(updates, runID: runID, db: db) }
+            try SQLiteEventWriter.write(events, db: db)
             return updates
         }
     }

@@ -175,6 +175,9 @@ public struct AppDatabase: Sendable, SubscriptionStore {
         migrator.registerMigration("v15-run-outcomes") { db in
             try db.execute(sql: SchemaSQL.v15RunOutcomes)
         }
+        migrator.registerMigration("v16-events") { db in
+            try db.execute(sql: SchemaSQL.v16Events)
+        }
         return migrator
     }
 }

@@ -14,8 +14,10 @@ package struct UpdateWriter {
     private let insertVersion: DirectStatement
     private let upsertRunItem: DirectStatement
     private let insertChange: DirectStatement
+    private let db: Database
 
     package init(_ db: Database) throws {
+        self.db = db
         upsertSubscription = try DirectStatement(
             db,
             sql: """
@@ -87,9 +89,13 @@ package struct UpdateWriter {
     /// in this transaction just before (the snapshot `update` was decided from), or empty: a row
     /// that differs from its stored one only in `last_verified_at` is written by that column alone
     /// (the same values afterwards as the upsert), one identical to it not at all.
+    ///
+    /// With `origin`, the update's changes are drafted into `events` (written by the caller at the
+    /// end of the transaction), for the receipt's app or, when it names none, `app`.
     package func apply(
         _ update: ReceiptUpdate, runID: Int64?, notificationUUID: String? = nil, digest: ReceiptDigest?,
-        stored: [String: StoredSubscription] = [:]
+        stored: [String: StoredSubscription] = [:], origin: EventOrigin? = nil, app: String? = nil,
+        events: inout EventBatch
     ) throws {
         // A row named twice in one update is compared with what the first write left, not with the
         // snapshot: both go through the upsert then (the reconciler writes each row once).
@@ -134,6 +140,10 @@ package struct UpdateWriter {
                 item.message, item.recordedAt)
         }
         guard runID != nil || notificationUUID != nil else { return }
+        if let origin, !update.subscriptionChanges.isEmpty {
+            let receiptApp = try SQLiteEventWriter.app(ofReceipt: update.receiptID, db: db)
+            events.append(changesOf: update, origin: origin, app: app ?? receiptApp ?? origin.defaultApp)
+        }
         for c in update.subscriptionChanges {
             try insertChange.run(
                 runID, c.userID, c.originalTransactionID, c.receiptID, c.kind.rawValue, c.oldStatus?.rawValue,
@@ -141,5 +151,14 @@ package struct UpdateWriter {
                 c.oldAutoRenewStatus, c.newAutoRenewStatus, c.oldAutoRenewProductID, c.newAutoRenewProductID,
                 c.recordedAt, notificationUUID)
         }
+    }
+
+    /// Writes `update` without its events (a store's own tests).
+    package func apply(
+        _ update: ReceiptUpdate, runID: Int64?, notificationUUID: String? = nil, digest: ReceiptDigest?,
+        stored: [String: StoredSubscription] = [:]
+    ) throws {
+        var ignored = EventBatch()
+        try apply(update, runID: runID, notificationUUID: notificationUUID, digest: digest, stored: stored, events: &ignored)
     }
 }

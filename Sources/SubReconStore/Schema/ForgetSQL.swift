@@ -6,7 +6,7 @@ import SubReconModel
 package enum ForgetSQL {
     package enum Step: CaseIterable, Sendable {
         case sharedLedger, ledger, subscriptionChanges, runItems, notificationLinks, notificationTokens, runs, subscriptions,
-            receiptVersions, receipts, tokens
+            receiptVersions, receipts, tokens, events, eventStreams
     }
 
     package static func statement(_ step: Step) -> (sql: String, pseudonymFirst: Bool) {
@@ -41,6 +41,9 @@ package enum ForgetSQL {
         case .receiptVersions: ("DELETE FROM receipt_versions WHERE user_id = ?", false)
         case .receipts: ("DELETE FROM receipts WHERE user_id = ?", false)
         case .tokens: ("DELETE FROM app_account_tokens WHERE user_id = ?", false)
+        // Pending ones too: never sent. An earlier forget's own event stays until delivered.
+        case .events: ("DELETE FROM events WHERE user_id = ? AND type <> 'user.forgotten'", false)
+        case .eventStreams: ("DELETE FROM event_streams WHERE user_id = ?", false)
         }
     }
 
@@ -57,6 +60,23 @@ package enum ForgetSQL {
         case .receiptVersions, .notificationTokens: break
         case .receipts: summary.receipts += rows
         case .tokens: summary.tokens += rows
+        case .events: summary.events += rows
+        case .eventStreams: break
         }
+    }
+
+    /// The apps of the user's receipts ('' for receipts naming none), read before they go: one
+    /// `user.forgotten` event each.
+    package static let userApps = "SELECT DISTINCT COALESCE(bundle_id, '') AS app FROM receipts WHERE user_id = ? ORDER BY app"
+
+    /// The `user.forgotten` events for `apps` (as `userApps` reads them).
+    package static func forgottenEvents(userID: String, apps: [String], defaultApp: String?, nowMs: Int64) -> EventBatch {
+        var batch = EventBatch()
+        for app in apps {
+            batch.append(
+                EventDraft.userForgotten(
+                    userID: userID, app: app.isEmpty ? defaultApp : app, id: EventID.make(), createdAtMs: nowMs))
+        }
+        return batch
     }
 }

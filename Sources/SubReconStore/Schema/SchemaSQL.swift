@@ -339,6 +339,57 @@ package enum SchemaSQL {
             WHERE account_gone > 0
         """
 
+    /// Events (the outbox): one row per event, written in the transaction of the change it
+    /// reports, with its body fixed; `event_streams` numbers each subscription's events (`seq`,
+    /// kept when old events are removed), `event_positions` hands out `position`s. Its one row is
+    /// updated just before the writing transaction commits, so on PostgreSQL the row lock orders
+    /// writers: a position is never visible before a smaller one that will commit (docs/webhooks.md).
+    /// `original_transaction_id` and `bundle_id` are '' where the event has none (the stream key).
+    /// `next_attempt_at`: before the first attempt, when the schedule's first delay starts
+    /// counting (creation or replay); afterwards, when the next attempt is due.
+    package static let v16Events = """
+        CREATE TABLE events (
+            position INTEGER PRIMARY KEY,
+            event_id TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            bundle_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            seq INTEGER,
+            source TEXT NOT NULL,
+            body TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'dead', 'skipped')),
+            attempts INTEGER NOT NULL,
+            next_attempt_at INTEGER NOT NULL,
+            last_attempt_at INTEGER,
+            last_status INTEGER,
+            delivered_at INTEGER,
+            lease_token TEXT,
+            lease_until INTEGER
+        );
+        CREATE INDEX events_pending ON events(bundle_id, user_id, original_transaction_id, position) WHERE state = 'pending';
+        CREATE INDEX events_pending_position ON events(position) WHERE state = 'pending';
+        CREATE INDEX events_dead ON events(bundle_id) WHERE state = 'dead';
+        CREATE INDEX events_created ON events(created_at);
+        CREATE INDEX events_user ON events(user_id);
+        CREATE TABLE event_streams (
+            bundle_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            last_seq INTEGER NOT NULL,
+            PRIMARY KEY (bundle_id, user_id, original_transaction_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE event_positions (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            last_position INTEGER NOT NULL
+        );
+        CREATE TABLE webhook_attempt_totals (
+            result TEXT NOT NULL PRIMARY KEY,
+            attempts INTEGER NOT NULL
+        ) WITHOUT ROWID
+        """
+
     /// What was stored for a day before (its digest tells a reissue from the same file again).
     package static let appleReportDaySHA = "SELECT sha256 FROM apple_report_days WHERE day = ?"
     /// The stored days in `[since, until)` (text dates compare as dates).

@@ -93,7 +93,7 @@ struct StagesBenchmark {
                         receipt: stored[index], outcome: outcomes[index], reconciler: reconciler, nowMs: nowMs, runID: runID,
                         latestReceiptDigest: digests[index])
                 }
-                written += try await database.reconcile(batch, runID: runID, write: true).count
+                written += try await database.reconcile(batch, runID: runID, write: true, origin: EventOrigin(source: .run, runID: runID)).count
             }
             return written
         }
