@@ -54,7 +54,8 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible, Custo
         -> [WebhookSecret]
     {
         var secrets: [WebhookSecret] = []
-        let lines = contents.split(separator: "\n", omittingEmptySubsequences: false)
+        // Any line break: in Swift "\r\n" is one Character, so splitting on "\n" would miss it.
+        let lines = contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         for (index, line) in lines.enumerated() where !line.trimmingWhitespace().isEmpty {
             do {
                 secrets.append(try WebhookSecret(text: String(line)))

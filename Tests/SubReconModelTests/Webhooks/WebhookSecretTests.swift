@@ -42,6 +42,7 @@ struct WebhookSecretTests {
         ("whsec_\n", 1, "not whsec_ followed by standard base64"),
         ("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2La\n", 1, "decodes to 21 bytes"),
         ("\n\n\(example)\n\nWHSEC_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", 5, "does not start with whsec_"),
+        ("\(example)\r\n\r\nwhsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2La\r\n", 3, "decodes to 21 bytes"),
     ])
     func badLines(contents: String, line: Int, reason: String) throws {
         let message = try #require(problem(contents))
