@@ -96,3 +96,17 @@ struct WebhookSignerTests {
         #expect(verified == [true, true, false, false, false, false])
     }
 }
+
+extension WebhookSignerTests {
+    /// The async form end-to-end tests use (it waits off the cooperative pool) says the same.
+    @Test func theAsyncFormOfTheVerifierAgrees() async throws {
+        let secret = WebhookSecret.generate()
+        let headers = try Self.signer([secret]).headers(
+            eventID: Self.eventID, timestampSeconds: Int64(Date().timeIntervalSince1970), body: Self.eventBody)
+        let verified = try await StandardWebhooksVerifier.verified([
+            .init(secret: secret, headers: headers, body: Self.eventBody),
+            .init(secret: WebhookSecret.generate(), headers: headers, body: Self.eventBody),
+        ])
+        #expect(verified == [true, false])
+    }
+}

@@ -97,4 +97,17 @@ public enum StandardWebhooksVerifier {
     public static func verified(_ deliveries: [Delivery]) throws -> [Bool] {
         try check(deliveries).map(\.verified)
     }
+
+    /// `check` for async tests: waits for Python on a plain thread, never on the cooperative pool,
+    /// where an in-process receiver or simulator needs the threads.
+    public static func check(_ deliveries: [Delivery]) async throws -> [Verdict] {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try check(deliveries) as [Verdict] }) }
+        }
+    }
+
+    /// `verified` for async tests (see the async `check`).
+    public static func verified(_ deliveries: [Delivery]) async throws -> [Bool] {
+        try await check(deliveries).map(\.verified)
+    }
 }
