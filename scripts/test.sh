@@ -9,6 +9,8 @@ source scripts/setup.sh
 # Headless Chromium for the dashboard's browser test (DashboardBrowserTests), and Debian's ISO 3166 table
 # (iso-codes) that CountryCodeTests checks subrecon's storefront mapping against: tests only.
 bash scripts/install-packages.sh chromium iso-codes
+# The standard-webhooks project's own Python verifier, which checks our webhook signatures (tests only).
+bash scripts/standardwebhooks-venv.sh
 # Exports SUBRECON_TEST_POSTGRES_URL, _PASSWORD_FILE, _CTL and _DIR for the tests.
 postgres_env=$(bash scripts/postgres-test-cluster.sh start)
 eval "$postgres_env"

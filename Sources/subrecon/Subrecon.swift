@@ -27,7 +27,7 @@ struct Subrecon: AsyncParsableCommand {
         subcommands: [
             ImportCommand.self, RunCommand.self, UserCommand.self, ReportCommand.self, DemoCommand.self,
             SimulatorCommand.self, StatusCommand.self, ParityCommand.self, LinkCommand.self, ForgetCommand.self,
-            DbCommand.self, NotificationsCommand.self, AppleReportsCommand.self,
+            DbCommand.self, NotificationsCommand.self, AppleReportsCommand.self, WebhooksCommand.self,
         ])
 
     /// Parses, runs the command, and ends the process as `exit(for:)` says when it throws.

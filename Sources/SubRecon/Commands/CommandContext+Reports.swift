@@ -107,6 +107,8 @@ extension CommandContext {
         // Status needs no app's settings, but a broken apps file breaks tonight's run: refused
         // here as every other command refuses it (exit 2, naming the app and the problem).
         _ = try appsFile()
+        // So is a broken webhook setting: the next run would refuse it.
+        _ = try webhookSettings()
         let store = try await openStore()
         do {
             return try await StatusReport.load(from: store, nowMs: clock())

@@ -118,6 +118,17 @@ public struct CommandContext: Sendable {
         try AppsFile.resolve(environment: environment, flag: appsFileFlag, perAppFlagsGiven: perAppFlagsGiven)
     }
 
+    /// Where and how events are delivered, for a command that does not resolve `Settings` (which
+    /// has them): the variables, `flags` and the apps file; their warnings go to the console.
+    public func webhookSettings(_ flags: WebhookSettings.Flags = WebhookSettings.Flags()) throws(ConfigurationError)
+        -> WebhookSettings
+    {
+        var warnings: [String] = []
+        let settings = try WebhookSettings.resolve(environment: environment, flags: flags, appsFile: appsFile(), warnings: &warnings)
+        for warning in warnings { output.warning(warning) }
+        return settings
+    }
+
     /// A notification command's flags with the global `--apps-file`.
     public func notificationFlags(_ flags: NotificationSettings.Flags) -> NotificationSettings.Flags {
         var flags = flags

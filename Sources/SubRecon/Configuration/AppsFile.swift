@@ -18,12 +18,18 @@ public struct AppsFile: Sendable, Equatable {
         public var appAppleID: Int64?
         public var products: [String]
         public var apiRate: Double?
+        /// Where the app's events are POSTed (checked: https, or http to loopback); with `webhookSecretFile`.
+        public var webhookURL: String?
+        /// The file of the app's webhook signing secrets (read by `WebhookSettings`); with `webhookURL`.
+        public var webhookSecretFile: String?
 
         public init(
             bundleID: String, appleAPI: AppleAPI = .verifyReceipt, sharedSecretFile: String? = nil,
             apiKeyFile: String? = nil, apiKeyID: String? = nil, apiIssuerID: String? = nil, appAppleID: Int64? = nil,
-            products: [String] = [], apiRate: Double? = nil
+            products: [String] = [], apiRate: Double? = nil, webhookURL: String? = nil, webhookSecretFile: String? = nil
         ) {
+            self.webhookURL = webhookURL
+            self.webhookSecretFile = webhookSecretFile
             self.bundleID = bundleID
             self.appleAPI = appleAPI
             self.sharedSecretFile = sharedSecretFile
@@ -44,7 +50,7 @@ public struct AppsFile: Sendable, Equatable {
     /// The keys an app object may have.
     static let keys: [String] = [
         "bundle_id", "apple_api", "shared_secret_file", "api_key_file", "api_key_id", "api_issuer_id", "app_apple_id",
-        "products", "api_rate",
+        "products", "api_rate", "webhook_url", "webhook_secret_file",
     ]
 
     /// The per-app variables: set together with the apps file, they are a configuration error
@@ -52,7 +58,7 @@ public struct AppsFile: Sendable, Equatable {
     public static let clashingVariables: [String] = [
         "SUBRECON_APPLE_API", "SUBRECON_SHARED_SECRET", "SUBRECON_SHARED_SECRET_FILE", "SUBRECON_API_KEY_FILE",
         "SUBRECON_API_KEY_ID", "SUBRECON_API_ISSUER_ID", "SUBRECON_BUNDLE_ID", "SUBRECON_APP_APPLE_ID",
-        "SUBRECON_PRODUCTS", "SUBRECON_API_RATE",
+        "SUBRECON_PRODUCTS", "SUBRECON_API_RATE", "SUBRECON_WEBHOOK_URL", "SUBRECON_WEBHOOK_SECRET_FILE",
     ]
 
     /// `SUBRECON_APPS_FILE` / `--apps-file`, loaded and checked; nil when neither is set.
@@ -163,6 +169,9 @@ public struct AppsFile: Sendable, Equatable {
                 }
                 app.apiRate = rate
             }
+            app.webhookURL = try string("webhook_url")
+            app.webhookSecretFile = try string("webhook_secret_file")
+            try checkWebhook(app, fail: fail)
             try checkCredentials(app, fail: fail)
             apps.append(app)
         }
@@ -189,6 +198,25 @@ public struct AppsFile: Sendable, Equatable {
                     #"apple_api "server-api" needs "# + missing.map { "\"\($0)\"" }.joined(separator: ", ")
                         + " (the In-App Purchase key file from App Store Connect, its key ID and the issuer ID)")
             }
+        }
+    }
+
+    /// The app's webhook: both keys or neither, and a URL events may go to (the secret file is read
+    /// later, by `WebhookSettings`).
+    static func checkWebhook(_ app: App, fail: (String) -> ConfigurationError) throws(ConfigurationError) {
+        switch (app.webhookURL, app.webhookSecretFile) {
+        case (let url?, _?):
+            do {
+                _ = try WebhookEndpointURL(url, setting: #""webhook_url""#)
+            } catch {
+                throw fail(error.description)
+            }
+        case (_?, nil):
+            throw fail(#""webhook_url" needs "webhook_secret_file" (a file of whsec_ signing secrets, one per line): events are always signed"#)
+        case (nil, _?):
+            throw fail(#""webhook_secret_file" needs "webhook_url" (where the app's events are POSTed)"#)
+        case (nil, nil):
+            break
         }
     }
 

@@ -51,6 +51,8 @@ public struct Settings: Sendable {
     public var retryPolicy: RetryPolicy = .standard
     /// An answer larger than this is refused without being buffered whole.
     public var maxResponseBytes: Int = Settings.defaultMaxResponseBytes
+    /// Where and how events are delivered (each app's endpoint, concurrency, timeout, schedule).
+    public var webhooks: WebhookSettings = .unconfigured
     /// Things the operator should know but that don't stop the run (e.g. a secret file others can read).
     public var warnings: [String]
 
@@ -101,6 +103,8 @@ public struct Settings: Sendable {
         /// `--apple-api`: verify-receipt or server-api.
         public var appleAPI: String?
         public var serverAPI = ServerAPISettings.Flags()
+        /// `--webhook-url`, `--webhook-secret-file`, `--webhook-concurrency`, `--webhook-timeout`.
+        public var webhooks = WebhookSettings.Flags()
         /// `parity` needs both APIs configured whatever `--apple-api` says.
         public var requireBothAPIs = false
         /// `--apps-file`.
@@ -176,6 +180,8 @@ public struct Settings: Sendable {
         } else {
             apps = [try singleApp(environment: environment, flags: flags, warnings: &warnings)]
         }
+        let webhooks = try WebhookSettings.resolve(
+            environment: environment, flags: flags.webhooks, appsFile: appsFile, warnings: &warnings)
         let production = flags.productionURL ?? nonEmpty(environment["SUBRECON_PRODUCTION_URL"])
             ?? VerifyReceiptEndpoints.apple.production
         let sandbox = flags.sandboxURL ?? nonEmpty(environment["SUBRECON_SANDBOX_URL"])
@@ -221,6 +227,7 @@ public struct Settings: Sendable {
             retryPolicy: retryPolicy, maxResponseBytes: maxBytes, database: database, apps: apps,
             appsFile: appsFile?.path)
         settings.appFilter = try appFilter(flags.apps, apps: apps.compactMap(\.bundleID))
+        settings.webhooks = webhooks
         return settings
     }
 

@@ -1,0 +1,18 @@
+import ArgumentParser
+
+/// `subrecon webhooks …`: every event delivered to the app's backend as a signed Standard Webhook,
+/// in order per subscription, at least once. Each subcommand is a file of its own.
+struct WebhooksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webhooks",
+        abstract: "Deliver events to the app's backend as signed webhooks (Standard Webhooks), in order, at least once.",
+        discussion: """
+            Each app's events go to its URL (SUBRECON_WEBHOOK_URL, or webhook_url in the apps \
+            file), signed with its secret file's secrets (SUBRECON_WEBHOOK_SECRET_FILE, or \
+            webhook_secret_file). An app without a URL has its events recorded and never sent.
+
+            Examples:
+              (umask 077; subrecon webhooks secret > webhook.secret)   # a new secret
+            """,
+        subcommands: [WebhooksSecretCommand.self])
+}
