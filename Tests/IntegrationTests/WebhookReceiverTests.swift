@@ -185,8 +185,15 @@ import Glibc
     }
 
     @Test func aHundredConcurrentPostsAreAllRecordedIntact() async throws {
-        // Answers take a moment, so the connections overlap: the receiver serves them at once.
-        try await Receiver.with(behaviour: { _ in .slow(seconds: 0.3, status: 204) }) { receiver in
+        // Every answer waits until all 100 requests are in (the closure runs on its connection's own
+        // thread, so it may block): the receiver holds 100 connections and requests at once.
+        let arrived = Mutex(0)
+        try await Receiver.with(behaviour: { _ in
+            arrived.withLock { $0 += 1 }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while arrived.withLock({ $0 }) < 100, ContinuousClock.now < deadline { usleep(2_000) }
+            return .status(204)
+        }) { receiver in
             let transport = CurlTransport(maxConnections: 100)
             defer { transport.shutdown() }
             let url = receiver.url
@@ -205,7 +212,26 @@ import Glibc
                 let n = Int(request.header("webhook-id")!.dropFirst())!
                 #expect(request.bodyText == bodies[n])
             }
-            #expect(receiver.peakOpenConnections >= 64)
+            #expect(receiver.peakOpenConnections == 100)
+            #expect(receiver.peakRequestsInFlight == 100)
+            #expect(receiver.requestsInFlight == 0)
+        }
+    }
+
+    @Test func aClientsConcurrencyBoundShowsAsThePeakInFlight() async throws {
+        try await Receiver.with(behaviour: { _ in .slow(seconds: 0.05, status: 200) }) { receiver in
+            let transport = CurlTransport(maxConnections: 4)
+            defer { transport.shutdown() }
+            let url = receiver.url
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<40 { group.addTask { _ = try await transport.send(Self.post(url, id: "b\(n)", body: "{}")) } }
+                try await group.waitForAll()
+            }
+            #expect(receiver.requests.count == 40)
+            #expect(receiver.peakRequestsInFlight <= 4)
+            #expect(receiver.peakRequestsInFlight >= 2)
+            // Connections are kept and reused: no more than the bound were opened.
+            #expect(receiver.connectionsAccepted <= 4)
         }
     }
 

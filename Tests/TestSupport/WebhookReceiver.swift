@@ -115,6 +115,8 @@ public final class WebhookReceiver: Sendable {
         var accepted = 0
         var open = 0
         var peakOpen = 0
+        var inFlight = 0
+        var peakInFlight = 0
     }
 
     private enum Phase { case idle, running, stopped }
@@ -128,8 +130,9 @@ public final class WebhookReceiver: Sendable {
     /// - Parameters:
     ///   - target: the path and query `url` ends with (`/hooks?x=1` by default). The server answers
     ///     any path alike; requests record the path they used.
-    ///   - behaviour: chooses each request's answer; called once per request, on a connection's
-    ///     thread, after the request was recorded. Default: `.status(200)` for all.
+    ///   - behaviour: chooses each request's answer; called once per request, after the request was
+    ///     recorded, on that connection's own thread, so it may block (e.g. hold every answer until
+    ///     N requests are in flight; `stop()` waits for it). Default: `.status(200)` for all.
     public init(target: String = "/hooks?x=1", behaviour: @escaping @Sendable (Request) -> Behaviour = { _ in .status(200) }) {
         self.target = target
         state = Mutex(State(behaviour: behaviour))
@@ -177,6 +180,13 @@ public final class WebhookReceiver: Sendable {
 
     /// The most TCP connections that were open at once.
     public var peakOpenConnections: Int { state.withLock { $0.peakOpen } }
+
+    /// Requests received and not yet answered (or given up) right now.
+    public var requestsInFlight: Int { state.withLock { $0.inFlight } }
+
+    /// The most requests in flight at once: what bounds a client's concurrency, unlike open
+    /// connections (an idle kept-alive connection counts there, not here).
+    public var peakRequestsInFlight: Int { state.withLock { $0.peakInFlight } }
 
     /// Replaces the behaviour for the requests that arrive from now on.
     public func setBehaviour(_ behaviour: @escaping @Sendable (Request) -> Behaviour) {
@@ -328,36 +338,44 @@ public final class WebhookReceiver: Sendable {
                     version: parsed.version, headers: parsed.headers, body: io.body, receivedAt: Date(),
                     instant: ContinuousClock.now)
                 state.requests.append(request)
+                state.inFlight += 1
+                state.peakInFlight = max(state.peakInFlight, state.inFlight)
                 return (request, state.behaviour)
             }
-            let keepAlive = parsed.keepAlive
-            switch behaviour(request) {
-            case .status(let status):
-                io.send(Self.answer(status: status, headers: [], keepAlive: keepAlive))
-                if !keepAlive { return }
-            case .slow(let seconds, let status):
-                if io.waitForStop(seconds: seconds) { return }
-                io.send(Self.answer(status: status, headers: [], keepAlive: keepAlive))
-                if !keepAlive { return }
-            case .neverAnswer:
-                io.holdUntilClosedOrStopped()
-                return
-            case .closeMidBody:
-                io.send(Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"accepted\":tr".utf8))
-                return
-            case .garbage:
-                io.send(Array("\u{1}\u{2}\u{3} this is not HTTP \u{7f}\r\n\r\n".utf8) + [0xFF, 0xFE, 0x00, 0x13])
-                return
-            case .redirect(let location):
-                io.send(Self.answer(status: 302, headers: [("Location", location)], keepAlive: keepAlive))
-                if !keepAlive { return }
-            case .closeImmediately:
-                return
-            case .reset:
-                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-                setsockopt(io.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-                return
-            }
+            let goOn = respond(behaviour(request), keepAlive: parsed.keepAlive, on: io)
+            state.withLock { $0.inFlight -= 1 }
+            if !goOn { return }
+        }
+    }
+
+    /// Answers one request as `behaviour` says; false when the connection must end.
+    private func respond(_ behaviour: Behaviour, keepAlive: Bool, on io: ConnectionIO) -> Bool {
+        switch behaviour {
+        case .status(let status):
+            io.send(Self.answer(status: status, headers: [], keepAlive: keepAlive))
+            return keepAlive
+        case .slow(let seconds, let status):
+            if io.waitForStop(seconds: seconds) { return false }
+            io.send(Self.answer(status: status, headers: [], keepAlive: keepAlive))
+            return keepAlive
+        case .neverAnswer:
+            io.holdUntilClosedOrStopped()
+            return false
+        case .closeMidBody:
+            io.send(Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"accepted\":tr".utf8))
+            return false
+        case .garbage:
+            io.send(Array("\u{1}\u{2}\u{3} this is not HTTP \u{7f}\r\n\r\n".utf8) + [0xFF, 0xFE, 0x00, 0x13])
+            return false
+        case .redirect(let location):
+            io.send(Self.answer(status: 302, headers: [("Location", location)], keepAlive: keepAlive))
+            return keepAlive
+        case .closeImmediately:
+            return false
+        case .reset:
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(io.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            return false
         }
     }
 
