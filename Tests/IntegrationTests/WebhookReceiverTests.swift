@@ -235,6 +235,33 @@ import Glibc
         }
     }
 
+    /// A benchmark's receiver: thousands of requests counted, none kept (memory stays flat), at a
+    /// rate far above the deliverer's goal of 2,000 events/s (printed; not asserted on a busy host).
+    @Test func withoutKeepingRequestsOnlyTheCountGrows() async throws {
+        try await Receiver.with(keepsRequests: false) { receiver in
+            let transport = CurlTransport(maxConnections: 16)
+            defer { transport.shutdown() }
+            let url = receiver.url
+            let body = String(repeating: "e", count: 2_000)
+            let start = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<16 {
+                    group.addTask {
+                        for n in 0..<250 { _ = try await transport.send(Self.post(url, id: "w\(worker)-\(n)", body: body)) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+                + Double((ContinuousClock.now - start).components.seconds)
+            print("WebhookReceiver: 4,000 POSTs over 16 connections at \(Int(4_000 / seconds))/s")
+            #expect(receiver.requestCount == 4_000)
+            #expect(receiver.requests.isEmpty)
+            #expect(try await receiver.waitForRequests(count: 4_000).isEmpty)
+            #expect(receiver.connectionsAccepted <= 16)
+        }
+    }
+
     @Test func rawHTTPChunkedContinueAndPipelinedRequestsAreParsed() async throws {
         try await Receiver.with(target: "/in", behaviour: { _ in .status(200) }) { receiver in
             let port = receiver.port

@@ -112,6 +112,7 @@ public final class WebhookReceiver: Sendable {
         var wakeWrite: Int32 = -1
         var port: UInt16 = 0
         var requests: [Request] = []
+        var received = 0
         var accepted = 0
         var open = 0
         var peakOpen = 0
@@ -123,6 +124,8 @@ public final class WebhookReceiver: Sendable {
 
     /// Path and query every `url` ends with.
     public let target: String
+    /// false: requests are counted and shown to the behaviour, not kept (long benchmarks).
+    public let keepsRequests: Bool
     private let state: Mutex<State>
     /// The accept thread and every connection thread: `stop()` waits for all of them.
     private let threads = DispatchGroup()
@@ -133,17 +136,24 @@ public final class WebhookReceiver: Sendable {
     ///   - behaviour: chooses each request's answer; called once per request, after the request was
     ///     recorded, on that connection's own thread, so it may block (e.g. hold every answer until
     ///     N requests are in flight; `stop()` waits for it). Default: `.status(200)` for all.
-    public init(target: String = "/hooks?x=1", behaviour: @escaping @Sendable (Request) -> Behaviour = { _ in .status(200) }) {
+    ///   - keepsRequests: false keeps only the count (`requestCount`), for runs of many thousand
+    ///     requests whose memory should not grow; `requests` stays empty.
+    public init(
+        target: String = "/hooks?x=1", keepsRequests: Bool = true,
+        behaviour: @escaping @Sendable (Request) -> Behaviour = { _ in .status(200) }
+    ) {
         self.target = target
+        self.keepsRequests = keepsRequests
         state = Mutex(State(behaviour: behaviour))
     }
 
     /// Starts, runs `body`, and stops on every path out of it.
     public static func with<T>(
-        target: String = "/hooks?x=1", behaviour: @escaping @Sendable (Request) -> Behaviour = { _ in .status(200) },
+        target: String = "/hooks?x=1", keepsRequests: Bool = true,
+        behaviour: @escaping @Sendable (Request) -> Behaviour = { _ in .status(200) },
         _ body: (WebhookReceiver) async throws -> T
     ) async throws -> T {
-        let receiver = WebhookReceiver(target: target, behaviour: behaviour)
+        let receiver = WebhookReceiver(target: target, keepsRequests: keepsRequests, behaviour: behaviour)
         try await receiver.start()
         do {
             let result = try await body(receiver)
@@ -164,8 +174,11 @@ public final class WebhookReceiver: Sendable {
     /// `http://127.0.0.1:PORT` (no path), for URLs of other paths.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Every request received so far, in arrival order.
+    /// Every request received so far, in arrival order (empty unless `keepsRequests`).
     public var requests: [Request] { state.withLock { $0.requests } }
+
+    /// How many requests arrived so far (kept or not).
+    public var requestCount: Int { state.withLock { $0.received } }
 
     /// The requests whose `webhook-id` header is `id`, in arrival order (every attempt of one event).
     public func requests(webhookID id: String) -> [Request] {
@@ -263,15 +276,15 @@ public final class WebhookReceiver: Sendable {
         close(descriptors.wakeWrite)
     }
 
-    /// Waits until at least `count` requests have arrived and returns them all; throws
+    /// Waits until at least `count` requests have arrived and returns those kept; throws
     /// `Failure.timedOut` at the deadline.
     @discardableResult
     public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) async throws -> [Request] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let received = requests
-            if received.count >= count { return received }
-            if ContinuousClock.now >= deadline { throw Failure.timedOut(expected: count, received: received.count) }
+            let (received, kept) = state.withLock { ($0.received, $0.requests) }
+            if received >= count { return kept }
+            if ContinuousClock.now >= deadline { throw Failure.timedOut(expected: count, received: received) }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
@@ -334,10 +347,11 @@ public final class WebhookReceiver: Sendable {
             if parsed.expectsContinue, !io.readContinuedBody(parsed) { return }
             let (request, behaviour) = state.withLock { state in
                 let request = Request(
-                    index: state.requests.count, connection: number, method: parsed.method, target: parsed.target,
+                    index: state.received, connection: number, method: parsed.method, target: parsed.target,
                     version: parsed.version, headers: parsed.headers, body: io.body, receivedAt: Date(),
                     instant: ContinuousClock.now)
-                state.requests.append(request)
+                state.received += 1
+                if keepsRequests { state.requests.append(request) }
                 state.inFlight += 1
                 state.peakInFlight = max(state.peakInFlight, state.inFlight)
                 return (request, state.behaviour)
