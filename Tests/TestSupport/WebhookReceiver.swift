@@ -19,11 +19,10 @@ import Glibc
 /// close-on-exec, so a subrecon binary the test spawns does not inherit the listening socket.
 ///
 /// ```swift
-/// let receiver = WebhookReceiver { request in request.index == 0 ? .status(500) : .status(204) }
-/// try await receiver.start()
-/// defer { Task { await receiver.stop() } }   // or WebhookReceiver.with { ... }
-/// ... POST to receiver.url ...
-/// let requests = try await receiver.waitForRequests(count: 2, timeout: .seconds(10))
+/// try await WebhookReceiver.with(behaviour: { $0.index == 0 ? .status(500) : .status(204) }) { receiver in
+///     ... deliver to receiver.url ...
+///     let requests = try await receiver.waitForRequests(count: 2, timeout: .seconds(10))
+/// }   // stopped on every path out; or start() and stop() yourself
 /// ```
 public final class WebhookReceiver: Sendable {
     /// One request as it arrived.
