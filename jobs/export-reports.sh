@@ -19,7 +19,7 @@ day=$(date -u +%Y-%m-%d)
 mkdir -p "$dir"
 # Every CSV kind of `subrecon report` but apple-parity (below): run-items and changes are the
 # latest nightly run's, expiring the next 7 days.
-for kind in subscriptions renewals runs run-items changes expiring unrecorded shared notifications revenue metrics; do
+for kind in subscriptions renewals runs run-items changes expiring unrecorded shared notifications revenue metrics events; do
   "$bin" report "$kind" --output "$dir/$kind-$day.csv"
 done
 "$bin" report dashboard --output "$dir/dashboard-$day.html"

@@ -21,6 +21,8 @@ extension CommandContext {
         _ configuration: NotificationReceiverConfiguration, flags: NotificationSettings.Flags,
         limits limitFlags: NotificationReceiverLimits.Flags = NotificationReceiverLimits.Flags()
     ) async throws {
+        // A bad webhook setting is refused before anything, as every command refuses it.
+        _ = try webhookSettings()
         let settings = try NotificationSettings.resolve(environment: environment, flags: notificationFlags(flags))
         var warnings: [String] = []
         let limits = try NotificationReceiverLimits.resolve(

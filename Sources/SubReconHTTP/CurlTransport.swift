@@ -91,8 +91,12 @@ public final class CurlTransport: HTTPTransport, Sendable {
             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
             CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
             return .tlsFailed(url: url, reason: detail)
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_URL_MALFORMAT:
             return .invalidURL(url)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            // Other schemes are refused before libcurl sees them (`hasHTTPScheme`): this is an
+            // answer that is not HTTP ("Received HTTP/0.9 when not allowed"), the server's fault.
+            return .transportFailed(url: url, reason: "the answer was not HTTP (\(detail))")
         default:
             return .transportFailed(url: url, reason: detail)
         }

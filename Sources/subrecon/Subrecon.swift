@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SubRecon
 import SubReconModel
 
 /// subrecon: re-verifies stored App Store receipts with Apple and keeps subscriptions right.
@@ -23,7 +24,7 @@ struct Subrecon: AsyncParsableCommand {
               subrecon status
               subrecon run --help                       # each command's own examples
             """,
-        version: "0.1.0",
+        version: SubReconVersion.text,
         subcommands: [
             ImportCommand.self, RunCommand.self, UserCommand.self, ReportCommand.self, DemoCommand.self,
             SimulatorCommand.self, StatusCommand.self, ParityCommand.self, LinkCommand.self, ForgetCommand.self,

@@ -13,6 +13,11 @@ struct WebhooksCommand: AsyncParsableCommand {
 
             Examples:
               (umask 077; subrecon webhooks secret > webhook.secret)   # a new secret
+              subrecon webhooks deliver --max-seconds 50               # cron: jobs/deliver-webhooks.sh
+              subrecon webhooks replay --since 2026-12-01 --dead-only
+              subrecon webhooks skip --until 2026-12-07
             """,
-        subcommands: [WebhooksSecretCommand.self])
+        subcommands: [
+            WebhooksDeliverCommand.self, WebhooksReplayCommand.self, WebhooksSkipCommand.self, WebhooksSecretCommand.self,
+        ])
 }

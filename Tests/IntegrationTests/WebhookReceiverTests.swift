@@ -127,13 +127,6 @@ import Glibc
             let error = await Self.failure(transport, Self.post(receiver.url, id: "broken", body: #"{"n":1}"#))
             switch error {
             case .connectionFailed?, .transportFailed?: break
-            case .invalidURL? where behaviour == .garbage:
-                // libcurl reports an answer that is not HTTP as CURLE_UNSUPPORTED_PROTOCOL ("Received
-                // HTTP/0.9 when not allowed"), which CurlTransport maps to `.invalidURL`: still a thrown
-                // transport error (a failed attempt), but its sentence blames the URL.
-                withKnownIssue("a garbage answer reads as 'not a valid http(s) URL'") {
-                    Issue.record("\(behaviour): \(String(describing: error))")
-                }
             default: Issue.record("\(behaviour): \(String(describing: error))")
             }
             // Recorded once: a fresh connection that fails is not retried by libcurl.

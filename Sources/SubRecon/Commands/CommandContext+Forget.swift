@@ -13,6 +13,7 @@ extension CommandContext {
         guard !userID.isEmpty, !userID.contains(where: \.isNewline) else {
             throw ConfigurationError.other("forget needs the user ID exactly as it was imported")
         }
+        _ = try webhookSettings()
         let defaultApp = try reportApps([]).defaultBundleID
         return try await closing(try await openStore()) { store in
             do {

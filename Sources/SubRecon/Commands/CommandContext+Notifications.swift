@@ -49,6 +49,8 @@ extension CommandContext {
     /// after all (the file changed underneath) is reported as it happens and skipped. Returns the
     /// summary line.
     public func importNotifications(file: String, flags: NotificationSettings.Flags) async throws -> String {
+        // A bad webhook setting is refused before anything, as every command refuses it.
+        _ = try webhookSettings()
         let settings = try NotificationSettings.resolve(environment: environment, flags: notificationFlags(flags))
         let bytes: Data
         if file == "-" {

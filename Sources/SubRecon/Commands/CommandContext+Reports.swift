@@ -50,6 +50,7 @@ extension CommandContext {
             throw ConfigurationError.other(error.description)
         }
         (options.defaultBundleID, options.apps) = try reportApps(flags.apps)
+        options.webhookApps = try webhookSettings().deliveringApps
         for app in try appsFile()?.apps ?? [] {
             for product in app.products where options.productApps[product] == nil { options.productApps[product] = app.bundleID }
         }

@@ -29,6 +29,9 @@ public struct WebhookDeliverer: Sendable {
         self.logger = logger
     }
 
+    /// A receiver's answer is read and thrown away; a larger one is a failed attempt.
+    public static let maxAnswerBytes = 64 * 1024
+
     /// The events this deliverer serves.
     public var scope: EventDeliveryScope {
         EventDeliveryScope(
