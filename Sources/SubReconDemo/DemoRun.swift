@@ -59,6 +59,8 @@ public struct DemoRun: Sendable {
         public var appleParity: String?
         /// The two apps of the run, a line each: their receipts and subscriptions by status.
         public var apps: [String] = []
+        /// The events delivered as signed webhooks to the demo's own receiver, a few lines.
+        public var webhooks: [String] = []
     }
 
     /// The second app of the demo's deployment, with its own shared secret, key and accounts.
@@ -211,6 +213,7 @@ public struct DemoRun: Sendable {
                 nowMs: nowMs, logger: logger)
         }
         await simulator.stop()
+        let webhooks = try await Self.deliverEvents(database, logger: logger)
 
         var report = Data()
         let exporter = ReportExporter(store: database)
@@ -231,7 +234,7 @@ public struct DemoRun: Sendable {
         return Result(
             databasePath: databasePath, summary: summary, subscriptionsCSV: String(decoding: report, as: UTF8.self),
             notification: notification, revenueSummary: revenue, dashboardPath: dashboardPath, appleParity: appleParity,
-            apps: appLines)
+            apps: appLines, webhooks: webhooks)
     }
 
     /// Per app: its receipts and its subscriptions by status, from the subscriptions report.

@@ -47,7 +47,8 @@ struct DemoCommand: AsyncParsableCommand {
         let binary = Self.shellQuoted(Self.binaryPath)
         let database = Self.shellQuoted(result.databasePath)
         var explore = [
-            "report subscriptions", "report renewals", "report revenue", "user \(DemoRun.refundUser) --history", "status",
+            "report subscriptions", "report renewals", "report revenue", "report events",
+            "user \(DemoRun.refundUser) --history", "status",
         ]
         // Not `report apple-parity`: it exits 1 on the lost order the demo planted, as cron needs.
         if result.appleParity != nil { explore.append("report metrics") }
@@ -57,6 +58,8 @@ struct DemoCommand: AsyncParsableCommand {
             for two apps in one deployment, each asked with its own credentials:
             \(result.summary.line)
             \(result.notification ?? "")
+
+            \(result.webhooks.joined(separator: "\n"))
 
             \(result.revenueSummary)
             \(result.appleParity.map { $0 + "\n" } ?? "")dashboard: \(result.dashboardPath) (one page, opens offline)

@@ -12,8 +12,8 @@ struct WebhooksCommand: AsyncParsableCommand {
             webhook_secret_file). An app without a URL has its events recorded and never sent.
 
             Examples:
-              (umask 077; subrecon webhooks secret > webhook.secret)   # a new secret
-              subrecon webhooks deliver --max-seconds 50               # cron: jobs/deliver-webhooks.sh
+              (umask 077; subrecon webhooks secret > webhook.secret)
+              subrecon webhooks deliver --max-seconds 50
               subrecon webhooks replay --since 2026-12-01 --dead-only
               subrecon webhooks skip --until 2026-12-07
             """,

@@ -26,7 +26,7 @@ struct WebhooksDeliverCommand: AsyncParsableCommand {
     @Option(name: .customLong("app"), help: "Only this app's events (a bundle ID); repeat for several (default: every app with a URL).")
     var apps: [String] = []
 
-    @Option(parsing: .unconditional, help: "Seconds to keep waiting for retries that come due (default 60).")
+    @Option(parsing: .unconditional, help: "Seconds to keep waiting for retries that come due.")
     var maxSeconds: Double = 60
 
     func run() async throws {

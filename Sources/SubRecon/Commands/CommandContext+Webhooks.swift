@@ -25,8 +25,16 @@ extension CommandContext {
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw ConfigurationError.other("the CA file \(caFile) (SUBRECON_CA_FILE) cannot be read")
         }
+        // An event in flight is leased for SUBRECON_CLAIM_TIMEOUT at most, on both stores.
+        let leaseSeconds: Int
+        do {
+            leaseSeconds = try StoreOpener.seconds(
+                nil, environment["SUBRECON_CLAIM_TIMEOUT"], name: "SUBRECON_CLAIM_TIMEOUT", default: 120)
+        } catch {
+            throw ConfigurationError.other(error.message)
+        }
         return try await closing(try await openStore()) { store in
-            var options = settings.deliveryOptions(leaseMs: store.claimTimeoutMs, apps: chosen)
+            var options = settings.deliveryOptions(leaseMs: Int64(leaseSeconds) * 1000, apps: chosen)
             if !chosen.isEmpty, let every = options.everyApp {
                 // One endpoint for the deployment, narrowed to the apps named.
                 options.everyApp = nil

@@ -49,6 +49,16 @@ public struct EventDraft: Sendable, Equatable {
             period: type.carriesPeriod ? change.period.map { EventPeriodObject.json($0, bundleID: app) } ?? .null : .null)
     }
 
+    /// `link --move`: the purchase leaves a user who held it (`before` their row; no row after).
+    public static func purchaseMoved(
+        from holder: StoredSubscription, app: String?, runID: Int64?, id: String, createdAtMs: Int64
+    ) -> EventDraft {
+        EventDraft(
+            id: id, type: .subscriptionOther, createdAtMs: createdAtMs, app: app, environment: holder.environment.rawValue,
+            userID: holder.userID, originalTransactionID: holder.originalTransactionID, source: .link, runID: runID,
+            notificationUUID: nil, before: EventSubscriptionObject.json(holder, bundleID: app))
+    }
+
     /// `forget`'s one event per app of the user: no subscription fields.
     public static func userForgotten(userID: String, app: String?, id: String, createdAtMs: Int64) -> EventDraft {
         EventDraft(

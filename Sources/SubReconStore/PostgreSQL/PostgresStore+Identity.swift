@@ -31,7 +31,18 @@ extension PostgresStore: IdentityStore {
             let runID = try await connection.integer(
                 PurchaseHoldersSQL.moveRun, [.integer(nowMs), .integer(nowMs), .integer(Int64(holders.count)), .text(userID)]) ?? 0
             var changes = 0
+            var events = EventBatch()
             for holder in holders {
+                let held = try await connection.all(PurchaseHoldersSQL.holderSubscription, [.text(otid), .text(holder)]) {
+                    try StoredSubscription(postgresRow: $0)
+                }
+                if let held = held.first {
+                    let apps = try await PostgresEventWriter.apps(ofReceipts: held.receiptID.map { [$0] } ?? [], connection)
+                    events.append(
+                        .purchaseMoved(
+                            from: held, app: held.receiptID.flatMap { apps[$0] }, runID: runID, id: EventID.make(),
+                            createdAtMs: nowMs))
+                }
                 for step in PurchaseHoldersSQL.Step.allCases {
                     let arguments = PurchaseHoldersSQL.arguments(
                         step, runID: runID, nowMs: nowMs, otid: otid, user: userID, holder: holder)
@@ -46,6 +57,7 @@ extension PostgresStore: IdentityStore {
                 }
             }
             if let token { try await connection.run(PurchaseHoldersSQL.moveToken, [.text(userID), .text(token)]) }
+            try await PostgresEventWriter.write(events, connection)
             return changes
         }
     }

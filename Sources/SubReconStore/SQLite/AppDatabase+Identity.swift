@@ -53,7 +53,14 @@ extension AppDatabase: IdentityStore {
             let runID = try Int64.fetchOne(
                 db, sql: PurchaseHoldersSQL.moveRun, arguments: [nowMs, nowMs, holders.count, userID]) ?? 0
             var changes = 0
+            var events = EventBatch()
             for holder in holders {
+                if let held = try StoredSubscription.fetchOne(
+                    db, sql: PurchaseHoldersSQL.holderSubscription, arguments: [otid, holder])
+                {
+                    let app = try SQLiteEventWriter.app(ofReceipt: held.receiptID, db: db)
+                    events.append(.purchaseMoved(from: held, app: app, runID: runID, id: EventID.make(), createdAtMs: nowMs))
+                }
                 for step in PurchaseHoldersSQL.Step.allCases {
                     let arguments = PurchaseHoldersSQL.arguments(
                         step, runID: runID, nowMs: nowMs, otid: otid, user: userID, holder: holder)
@@ -65,6 +72,7 @@ extension AppDatabase: IdentityStore {
             if let token {
                 try db.execute(sql: PurchaseHoldersSQL.moveToken, arguments: [userID, token])
             }
+            try SQLiteEventWriter.write(events, db: db)
             return changes
         }
     }

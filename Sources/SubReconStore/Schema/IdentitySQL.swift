@@ -1,3 +1,5 @@
+import SubReconModel
+
 /// Who a purchase belongs to (`subrecon link`): the statements both stores run.
 package enum IdentitySQL {
     /// Whether anything is stored for a user (receipts or tokens), and their first token.
@@ -43,6 +45,10 @@ package enum IdentitySQL {
 
 /// `subrecon link` of a purchase other users hold: who they are, and `link --move`'s statements.
 package enum PurchaseHoldersSQL {
+    /// Parameters: otid, holder. The holder's row before the purchase leaves them (for its event).
+    package static let holderSubscription =
+        "SELECT \(StoredSubscription.selectedColumns) FROM subscriptions WHERE original_transaction_id = ? AND user_id = ?"
+
     /// The other users who hold a purchase, first claimant first (the earliest imported receipt, as
     /// `report shared` and `report renewals` order them): a subscription of theirs, or a receipt of
     /// theirs known by the purchase's transaction id and not verified yet. `by_receipt_data` is 1
