@@ -56,6 +56,9 @@ import Testing
             #expect(runs.map { $0["status"] } == ["interrupted", "completed"])
             // Every receipt recorded exactly once across the two runs.
             #expect(try await world.count("SELECT COUNT(*) FROM run_items") == Self.receipts)
+            // Every change has exactly its one event (same transaction): none lost, none twice.
+            #expect(try await world.count("SELECT COUNT(*) FROM events") == world.count("SELECT COUNT(*) FROM subscription_changes"))
+            #expect(try await world.count("SELECT COUNT(*) FROM events") > 0)
             #expect(try await world.count("SELECT COUNT(DISTINCT receipt_id) FROM run_items") == Self.receipts)
             // No period twice, and exactly the periods a run without a crash records.
             #expect(try await world.count("SELECT COUNT(*) FROM (SELECT 1 FROM renewals GROUP BY user_id, transaction_id HAVING COUNT(*) > 1)") == 0)
