@@ -36,19 +36,19 @@ extension DemoRun {
             "webhooks: \(summary.delivered) event(s) delivered to a receiver the demo started at \(receiver.url), "
                 + "\(verified.count) signature(s) checked (Standard Webhooks); \(summary.pending) pending. A few:"
         ]
-        // One of each type, in the order they arrived.
+        // One of each type first, then others, up to four, by position.
+        let events = deliveries.compactMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
+            .sorted { ($0["position"] as? Int ?? 0) < ($1["position"] as? Int ?? 0) }
         var shownTypes: Set<String> = []
-        for delivery in deliveries {
-            guard let event = try? JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any],
-                let type = event["type"] as? String, shownTypes.insert(type).inserted
-            else { continue }
+        let firstOfEachType = events.filter { shownTypes.insert($0["type"] as? String ?? "").inserted }
+        let others = events.filter { event in !firstOfEachType.contains { ($0["id"] as? String) == (event["id"] as? String) } }
+        for event in (firstOfEachType + others).prefix(4) {
             let after = event["after"] as? [String: Any]
             let user = event["user_id"] as? String ?? ""
             let seq = (event["seq"] as? Int).map { "seq \($0)" } ?? "no seq"
             let position = (event["position"] as? Int).map(String.init) ?? "?"
             let status = (after?["status"] as? String).map { " -> \($0)" } ?? ""
-            lines.append("  #\(position) \(type) \(user) \(seq) (\(event["source"] as? String ?? "")\(status))")
-            if shownTypes.count == 4 { break }
+            lines.append("  #\(position) \(event["type"] as? String ?? "") \(user) \(seq) (\(event["source"] as? String ?? "")\(status))")
         }
         lines.append("  (`report events` lists them all; docs/webhooks.md says how a backend verifies and uses them)")
         return lines

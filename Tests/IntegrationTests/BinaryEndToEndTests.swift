@@ -179,6 +179,13 @@ import Testing
         // A refund Apple made after the run arrives through the receiver and changes the subscription.
         #expect(result.stdout.contains("for demo-18-refund-notification: active -> refunded (the receiver answered 200)"))
         #expect(table.contains { $0 == ["demo-18-refund-notification", "com.example.subrecon", "com.example.pro.monthly", "refunded", "no", $0[5]] })
+        // Every change's event delivered to the demo's receiver, each signature checked; the
+        // refund among those shown, as the second event of its subscription.
+        let webhooks = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("webhooks: ") })
+        let delivered = try #require(webhooks.split(separator: " ").dropFirst().first.flatMap { Int($0) })
+        #expect(delivered >= 20)
+        #expect(webhooks.contains("\(delivered) signature(s) checked") && webhooks.contains("; 0 pending"))
+        #expect(result.stdout.contains(" subscription.refunded demo-18-refund-notification seq 2 (notification -> refunded)"))
         // Two apps in one deployment, each asked with its own secret: every account's row names its app.
         #expect(result.stdout.contains("  com.example.subrecon.cooking: 4 receipts, 4 subscriptions (2 active, 1 billing_retry, 1 expired)"))
         #expect(table.filter { $0[0].hasPrefix("cooking-") }.allSatisfy { $0[1] == "com.example.subrecon.cooking" })
