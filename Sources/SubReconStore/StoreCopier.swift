@@ -44,7 +44,7 @@ public struct StoreCopier: Sendable {
         Table(name: "apple_report_rows", key: ["day", "line"]),
         Table(name: "app_account_tokens", key: ["app_account_token"]),
         Table(name: "events", key: ["position"]),
-        Table(name: "event_streams", key: ["bundle_id", "user_id", "original_transaction_id"]),
+        Table(name: "event_streams", key: ["user_id", "original_transaction_id"]),
         Table(name: "event_positions", key: ["id"]),
         Table(name: "webhook_attempt_totals", key: ["result"]),
     ]

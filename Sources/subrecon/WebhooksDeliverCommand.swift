@@ -14,7 +14,8 @@ struct WebhooksDeliverCommand: AsyncParsableCommand {
             SUBRECON_WEBHOOK_RETRY_SCHEDULE; after the last the event is dead. Several deliverers \
             on one PostgreSQL database share the work without sending one event twice at once.
 
-            Exit status: 0 nothing pending, 1 events still pending (they go next time), 2 configuration.
+            Exit status: 0 nothing pending, 1 events still pending (they go next time), 2 configuration; \
+            SIGTERM or SIGINT lets the attempts in flight finish, then exits 143 or 130.
 
             Example:
               subrecon webhooks deliver --max-seconds 50
@@ -34,6 +35,9 @@ struct WebhooksDeliverCommand: AsyncParsableCommand {
         Console.out(
             "webhooks: \(summary.delivered) delivered, \(summary.retrying) failed attempt(s) to retry, "
                 + "\(summary.dead) dead; \(summary.pending) event(s) pending\n")
+        if let signal = summary.stoppedBy.flatMap(StopSignal.signal(named:)), let stopped = ExitStatus.stopped(by: signal) {
+            try CommandEnded.with(stopped)
+        }
         try CommandEnded.with(summary.pending == 0 ? .success : .incomplete)
     }
 }

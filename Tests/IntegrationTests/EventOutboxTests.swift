@@ -1,3 +1,4 @@
+import AppStoreSimulator
 import Foundation
 import Testing
 @_spi(RawSQL) import SubReconStore
@@ -145,6 +146,38 @@ import SubReconTestSupport
             #expect((period["expires_date_ms"] as? Int).map(Int64.init) == newExpiry)
             #expect((period["first_seen_run_id"] as? Int).map(Int64.init) == renewed.runID)
             #expect((json["seq"] as? Int) == 2)
+        }
+    }
+
+    /// A refund Apple notifies: `subscription.refunded` with source `notification` and its uuid, no
+    /// run; the same notification delivered again writes nothing.
+    @Test(arguments: StoreKind.allCases) func aNotificationsChangeIsItsEventAndADuplicateWritesNone(store: StoreKind) async throws {
+        try await TestWorld.make(store: store).closing { world in
+            let start = world.clock.nowMs
+            let subscriber = SimulatedScenario.refunded.subscriber(id: 3, nowMs: start + 5 * DuePolicy.day + 3_600_000, paddingBytes: 200)
+            world.simulator.register(subscriber)
+            let refund = world.simulator.makeNotification(.refund, for: subscriber, atMs: start + 2 * 3_600_000)
+            let otid = try #require(refund.originalTransactionID)
+            _ = try await world.store.importReceipts(
+                [ImportRow(line: 2, userID: "user-r", receiptData: "", transactionID: String(otid))], nowMs: start)
+            _ = try await world.runServerAPI()
+            let afterRun = try await Self.events(world)
+            #expect(afterRun.map(\.type) == ["subscription.new"])
+
+            let processor = try world.notificationProcessor(clockMs: { start + 2 * 3_600_000 + 60_000 })
+            _ = await processor.receive(body: refund.bodyBytes, source: .receiver)
+            let events = try await Self.events(world)
+            #expect(events.map(\.type) == ["subscription.new", "subscription.refunded"])
+            let json = events[1].json
+            #expect(events[1].source == "notification" && events[1].seq == 2)
+            #expect(json["notification_uuid"] as? String == refund.notificationUUID)
+            #expect(json["run_id"] is NSNull)
+            let period = try #require(json["period"] as? [String: Any], "a refund names the revoked transaction")
+            #expect(period["cancellation_date_ms"] is Int)
+            #expect(json["app"] as? String == SimulatedProducts.bundleID)
+
+            _ = await processor.receive(body: refund.bodyBytes, source: .receiver)
+            #expect(try await Self.events(world).count == 2, "a duplicate notificationUUID writes no event")
         }
     }
 

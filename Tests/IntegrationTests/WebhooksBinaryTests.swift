@@ -128,13 +128,14 @@ import SubReconTestSupport
     /// every event, a resent one with the same id and bytes, and nothing is lost.
     @Test func killedMidDeliveryThenDeliveredAgainLosesNothing() async throws {
         try await TestWorld.make().closing { world in
-            try await WebhookReceiver.with(behaviour: { _ in .slow(seconds: 0.3, status: 200) }) { receiver in
+            try await WebhookReceiver.with(behaviour: { _ in .slow(seconds: 1, status: 200) }) { receiver in
                 let (environment, _) = try await Self.prepared(
                     world, url: receiver.url,
                     extra: ["SUBRECON_CLAIM_TIMEOUT": "1", "SUBRECON_WEBHOOK_CONCURRENCY": "2"])
                 let events = try await Self.eventCount(world)
                 let victim = try SubreconBinary.start(["webhooks", "deliver"], environment: environment, folder: world.folder)
-                _ = try await receiver.waitForRequests(count: 3, timeout: .seconds(20))
+                // Two attempts have reached the receiver, whose answers are a second away.
+                _ = try await receiver.waitForRequests(count: 2, timeout: .seconds(20))
                 kill(victim.processIdentifier, SIGKILL)
                 _ = await SubreconBinary.wait(victim)
                 #expect(receiver.requests.count < events, "the kill landed mid-delivery")
@@ -144,6 +145,7 @@ import SubReconTestSupport
                 #expect(again.exitCode == 0, "\(again.stderr)")
                 let byID = Dictionary(grouping: receiver.requests) { $0.header("webhook-id") ?? "" }
                 #expect(byID.count == events, "every event delivered")
+                #expect(byID.values.contains { $0.count == 2 }, "the attempts the kill cut short were sent again")
                 for (_, requests) in byID {
                     #expect(Set(requests.map(\.bodyText)).count == 1, "a resent event carries the same bytes")
                 }
@@ -197,6 +199,31 @@ import SubReconTestSupport
                     #expect(rows.filter { $0["bundle_id"] == apps[2] }.map { $0["delivery_state"] } == ["", "", ""])
                     #expect(rows.filter { $0["bundle_id"] != apps[2] }.allSatisfy { $0["delivery_state"] == "delivered" })
                 }
+            }
+        }
+    }
+
+    /// SIGTERM: the attempts in flight finish and are recorded, no lease is left behind, exit 143.
+    @Test func sigtermLetsTheAttemptsInFlightFinish() async throws {
+        try await TestWorld.make().closing { world in
+            try await WebhookReceiver.with(behaviour: { _ in .slow(seconds: 1, status: 200) }) { receiver in
+                let (environment, _) = try await Self.prepared(
+                    world, url: receiver.url, extra: ["SUBRECON_WEBHOOK_CONCURRENCY": "2"])
+                let events = try await Self.eventCount(world)
+                let deliverer = try SubreconBinary.start(["webhooks", "deliver"], environment: environment, folder: world.folder)
+                _ = try await receiver.waitForRequests(count: 2, timeout: .seconds(20))
+                kill(deliverer.processIdentifier, SIGTERM)
+                #expect(await SubreconBinary.wait(deliverer) == 143)
+                let reopened = try AppDatabase.open(path: world.databasePath)
+                let (delivered, leased) = try await reopened.withReadSnapshot { db in
+                    (
+                        try await db.integer("SELECT COUNT(*) AS value FROM events WHERE state = 'delivered'") ?? -1,
+                        try await db.integer("SELECT COUNT(*) AS value FROM events WHERE lease_token IS NOT NULL") ?? -1
+                    )
+                }
+                #expect(delivered == Int64(receiver.requests.count), "every attempt that reached the receiver is recorded")
+                #expect(delivered >= 2 && delivered < Int64(events))
+                #expect(leased == 0)
             }
         }
     }

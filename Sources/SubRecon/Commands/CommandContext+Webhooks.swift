@@ -43,8 +43,12 @@ extension CommandContext {
             let transport = CurlTransport(
                 maxConnections: options.concurrency, maxResponseBytes: WebhookDeliverer.maxAnswerBytes, caFile: caFile)
             defer { transport.shutdown() }
+            // SIGTERM or SIGINT: no new attempt; those in flight finish and are recorded.
+            let stopSignal = StopSignal()
+            stopSignal.installSignalHandlers()
             let deliverer = WebhookDeliverer(
-                store: store, transport: transport, options: options, clock: clock, logger: logger)
+                store: store, transport: transport, options: options, clock: clock, logger: logger,
+                stopReason: { stopSignal.reason })
             do {
                 return try await deliverer.run(until: .drained(deadlineMs: clock() + Int64(maxSeconds * 1000)))
             } catch let error as StoreError {

@@ -17,17 +17,24 @@ public struct WebhookDeliverer: Sendable {
     public let options: WebhookDeliveryOptions
     public let clock: @Sendable () -> Int64
     public let logger: Logger
+    /// Why to stop early (SIGTERM, SIGINT), or nil: no new attempt starts, those in flight finish
+    /// and are recorded.
+    public let stopReason: @Sendable () -> String?
 
     public init(
         store: any EventStore, transport: any HTTPTransport, options: WebhookDeliveryOptions,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
+        clock: @escaping @Sendable () -> Int64, logger: Logger, stopReason: @escaping @Sendable () -> String? = { nil }
     ) {
         self.store = store
         self.transport = transport
         self.options = options
         self.clock = clock
         self.logger = logger
+        self.stopReason = stopReason
     }
+
+    /// Whether to start nothing more.
+    private var stopping: Bool { Task.isCancelled || stopReason() != nil }
 
     /// A receiver's answer is read and thrown away; a larger one is a failed attempt.
     public static let maxAnswerBytes = 64 * 1024
@@ -59,7 +66,7 @@ public struct WebhookDeliverer: Sendable {
                 var inFlight = 0
                 var results: [WebhookAttemptResult] = []
                 while true {
-                    let free = Task.isCancelled ? 0 : options.concurrency - inFlight
+                    let free = stopping ? 0 : options.concurrency - inFlight
                     let claimed = try await store.settleAndClaimEvents(
                         results, token: token, scope: scope, nowMs: clock(), limit: free, leaseMs: options.leaseMs)
                     summary.count(results)
@@ -89,7 +96,7 @@ public struct WebhookDeliverer: Sendable {
                         inFlight -= results.count
                         continue
                     }
-                    if Task.isCancelled { break }
+                    if stopping { break }
                     if !claimed.isEmpty { continue }
                     // Idle: wait for the next due attempt, or end.
                     let now = clock()
@@ -98,7 +105,9 @@ public struct WebhookDeliverer: Sendable {
                     case .drained(let deadline):
                         guard let due else { return }
                         if due > deadline { return }
-                        try await Task.sleep(for: .milliseconds(max(20, min(due - now, deadline - now + 1))))
+                        // In slices, so that a stop request is seen within one.
+                        let wait = max(20, min(due - now, deadline - now + 1))
+                        try await Task.sleep(for: min(.milliseconds(wait), options.idlePoll))
                     case .cancelled:
                         let wait = due.map { Duration.milliseconds(max(20, $0 - now)) } ?? options.idlePoll
                         try await Task.sleep(for: min(wait, options.idlePoll))
@@ -115,6 +124,7 @@ public struct WebhookDeliverer: Sendable {
             throw StoreError.failed(operation: "delivering webhooks", reason: "\(error)")
         }
         summary.pending = try await store.pendingEventCount(scope: scope)
+        summary.stoppedBy = stopReason()
         return summary
     }
 

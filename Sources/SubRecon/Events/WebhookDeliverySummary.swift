@@ -9,6 +9,8 @@ public struct WebhookDeliverySummary: Sendable, Equatable {
     public var dead = 0
     /// Events still pending in the deliverer's scope when it stopped.
     public var pending: Int64 = 0
+    /// The signal that stopped the deliverer early ("SIGTERM", "SIGINT"), or nil.
+    public var stoppedBy: String?
 
     public init() {}
 

@@ -3,9 +3,10 @@ import SubReconModel
 /// One transaction's events, numbered: each stream's `seq` continues from what the store returns
 /// for it, and positions follow in the order the events were drafted. Both stores write these rows.
 package struct EventBatch: Sendable {
-    /// A subscription's stream of events: `seq` counts within it.
+    /// A subscription's stream of events: `seq` counts within it. The app is no part of it: an
+    /// original transaction belongs to one app, and a write that does not know the app (a receipt
+    /// naming none) must number on from one that does (a notification).
     package struct StreamKey: Hashable, Sendable {
-        package var app: String
         package var userID: String
         package var originalTransactionID: String
     }
@@ -73,6 +74,6 @@ package struct EventBatch: Sendable {
     /// `user.forgotten` belongs to no subscription: no stream, no `seq`.
     private static func stream(of draft: EventDraft) -> StreamKey? {
         guard let otid = draft.originalTransactionID else { return nil }
-        return StreamKey(app: draft.app ?? "", userID: draft.userID, originalTransactionID: otid)
+        return StreamKey(userID: draft.userID, originalTransactionID: otid)
     }
 }

@@ -9,14 +9,14 @@ package enum PostgresEventWriter {
         guard !batch.isEmpty else { return }
         var lastSeq: [EventBatch.StreamKey: Int64] = [:]
         if !batch.streams.isEmpty {
-            var streams = JSONRecords(["bundle_id", "user_id", "original_transaction_id", "last_seq"])
+            var streams = JSONRecords(["user_id", "original_transaction_id", "last_seq"])
             for (key, count) in batch.streams {
-                streams.append([.text(key.app), .text(key.userID), .text(key.originalTransactionID), .integer(count)])
+                streams.append([.text(key.userID), .text(key.originalTransactionID), .integer(count)])
             }
-            for try await (app, userID, otid, seq) in try await connection.run(EventSQL.advanceStreams, [.text(streams.json)])
-                .decode((String, String, String, Int64).self)
+            for try await (userID, otid, seq) in try await connection.run(EventSQL.advanceStreams, [.text(streams.json)])
+                .decode((String, String, Int64).self)
             {
-                lastSeq[EventBatch.StreamKey(app: app, userID: userID, originalTransactionID: otid)] = seq
+                lastSeq[EventBatch.StreamKey(userID: userID, originalTransactionID: otid)] = seq
             }
         }
         let last = try await connection.integer(EventSQL.allocatePositions, [.integer(Int64(batch.drafts.count))]) ?? 0
@@ -45,8 +45,9 @@ package enum PostgresEventWriter {
         var events = EventBatch()
         for (index, (update, origin)) in zip(updates, origins).enumerated() {
             guard let origin, !update.subscriptionChanges.isEmpty else { continue }
+            // The receipt's app first, as on SQLite; else the notification's; else the deployment's one app.
             let own = index < notificationApps.count ? notificationApps[index] : nil
-            events.append(changesOf: update, origin: origin, app: own ?? apps[update.receiptID] ?? origin.defaultApp)
+            events.append(changesOf: update, origin: origin, app: apps[update.receiptID] ?? own ?? origin.defaultApp)
         }
         return events
     }

@@ -9,7 +9,7 @@ package enum SQLiteEventWriter {
         var lastSeq: [EventBatch.StreamKey: Int64] = [:]
         let advance = try db.cachedStatement(sql: EventSQL.advanceStream)
         for (key, count) in batch.streams {
-            lastSeq[key] = try Int64.fetchOne(advance, arguments: [key.app, key.userID, key.originalTransactionID, count])
+            lastSeq[key] = try Int64.fetchOne(advance, arguments: [key.userID, key.originalTransactionID, count])
         }
         let last = try Int64.fetchOne(
             db.cachedStatement(sql: EventSQL.allocatePositions), arguments: [Int64(batch.drafts.count)]) ?? 0

@@ -91,7 +91,8 @@ package struct UpdateWriter {
     /// (the same values afterwards as the upsert), one identical to it not at all.
     ///
     /// With `origin`, the update's changes are drafted into `events` (written by the caller at the
-    /// end of the transaction), for the receipt's app or, when it names none, `app`.
+    /// end of the transaction), for the receipt's app or, when it names none, `app` (a
+    /// notification's), else the deployment's one app.
     package func apply(
         _ update: ReceiptUpdate, runID: Int64?, notificationUUID: String? = nil, digest: ReceiptDigest?,
         stored: [String: StoredSubscription] = [:], origin: EventOrigin? = nil, app: String? = nil,
@@ -142,7 +143,7 @@ package struct UpdateWriter {
         guard runID != nil || notificationUUID != nil else { return }
         if let origin, !update.subscriptionChanges.isEmpty {
             let receiptApp = try SQLiteEventWriter.app(ofReceipt: update.receiptID, db: db)
-            events.append(changesOf: update, origin: origin, app: app ?? receiptApp ?? origin.defaultApp)
+            events.append(changesOf: update, origin: origin, app: receiptApp ?? app ?? origin.defaultApp)
         }
         for c in update.subscriptionChanges {
             try insertChange.run(

@@ -10,7 +10,7 @@ package enum EventDeliverySQL {
 
     /// No earlier event of the same subscription is still pending: order per subscription.
     static let isHead = """
-        NOT EXISTS (SELECT 1 FROM events p WHERE p.state = 'pending' AND p.bundle_id = e.bundle_id
+        NOT EXISTS (SELECT 1 FROM events p WHERE p.state = 'pending'
             AND p.user_id = e.user_id AND p.original_transaction_id = e.original_transaction_id AND p.position < e.position)
         """
 

@@ -2,8 +2,8 @@
 package enum EventSQL {
     /// Adds `?` (the stream's events in this write) to a stream's count; returns the new last `seq`.
     package static let advanceStream = """
-        INSERT INTO event_streams (bundle_id, user_id, original_transaction_id, last_seq) VALUES (?, ?, ?, ?)
-        ON CONFLICT (bundle_id, user_id, original_transaction_id)
+        INSERT INTO event_streams (user_id, original_transaction_id, last_seq) VALUES (?, ?, ?)
+        ON CONFLICT (user_id, original_transaction_id)
         DO UPDATE SET last_seq = event_streams.last_seq + excluded.last_seq
         RETURNING last_seq
         """
@@ -31,12 +31,12 @@ package enum EventSQL {
 
     /// PostgreSQL: every stream of a batch advanced in one statement (rows as one JSON array).
     package static let advanceStreams = """
-        INSERT INTO event_streams (bundle_id, user_id, original_transaction_id, last_seq)
-        SELECT bundle_id, user_id, original_transaction_id, last_seq
-        FROM jsonb_to_recordset(?::jsonb) AS x(bundle_id text, user_id text, original_transaction_id text, last_seq bigint)
-        ON CONFLICT (bundle_id, user_id, original_transaction_id)
+        INSERT INTO event_streams (user_id, original_transaction_id, last_seq)
+        SELECT user_id, original_transaction_id, last_seq
+        FROM jsonb_to_recordset(?::jsonb) AS x(user_id text, original_transaction_id text, last_seq bigint)
+        ON CONFLICT (user_id, original_transaction_id)
         DO UPDATE SET last_seq = event_streams.last_seq + excluded.last_seq
-        RETURNING bundle_id, user_id, original_transaction_id, last_seq
+        RETURNING user_id, original_transaction_id, last_seq
         """
 
     /// PostgreSQL: a batch's events in one statement.

@@ -341,10 +341,11 @@ package enum SchemaSQL {
 
     /// Events (the outbox): one row per event, written in the transaction of the change it
     /// reports, with its body fixed; `event_streams` numbers each subscription's events (`seq`,
-    /// kept when old events are removed), `event_positions` hands out `position`s. Its one row is
+    /// kept when old events are removed; a subscription is a (user, original transaction): its
+    /// app follows from the original transaction, whichever write named it), `event_positions` hands out `position`s. Its one row is
     /// updated just before the writing transaction commits, so on PostgreSQL the row lock orders
     /// writers: a position is never visible before a smaller one that will commit (docs/webhooks.md).
-    /// `original_transaction_id` and `bundle_id` are '' where the event has none (the stream key).
+    /// `original_transaction_id` and `bundle_id` are '' where the event has none.
     /// `next_attempt_at`: before the first attempt, when the schedule's first delay starts
     /// counting (creation or replay); afterwards, when the next attempt is due.
     package static let v16Events = """
@@ -368,17 +369,16 @@ package enum SchemaSQL {
             lease_token TEXT,
             lease_until INTEGER
         );
-        CREATE INDEX events_pending ON events(bundle_id, user_id, original_transaction_id, position) WHERE state = 'pending';
+        CREATE INDEX events_pending ON events(user_id, original_transaction_id, position) WHERE state = 'pending';
         CREATE INDEX events_pending_position ON events(position) WHERE state = 'pending';
         CREATE INDEX events_dead ON events(bundle_id) WHERE state = 'dead';
         CREATE INDEX events_created ON events(created_at);
         CREATE INDEX events_user ON events(user_id);
         CREATE TABLE event_streams (
-            bundle_id TEXT NOT NULL,
             user_id TEXT NOT NULL,
             original_transaction_id TEXT NOT NULL,
             last_seq INTEGER NOT NULL,
-            PRIMARY KEY (bundle_id, user_id, original_transaction_id)
+            PRIMARY KEY (user_id, original_transaction_id)
         ) WITHOUT ROWID;
         CREATE TABLE event_positions (
             id INTEGER PRIMARY KEY CHECK (id = 1),
