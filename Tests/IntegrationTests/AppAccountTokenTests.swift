@@ -141,6 +141,14 @@ import Testing
             #expect(theirs.first?.status == .active)
             let shared = try await world.report(.shared)
             #expect(Set(shared.compactMap { $0["user_id"] }) == ["user-receipt", "user-token"])
+            // The receipt's user's event is the run's; the token's user's is the token linking's.
+            let sources = try await world.store.withReadSnapshot { db in
+                try await db.all("SELECT user_id, source FROM events WHERE type = 'subscription.new' ORDER BY position") {
+                    (try $0.requiredText("user_id"), try $0.requiredText("source"))
+                }
+            }
+            #expect(sources.filter { $0.0 == "user-receipt" }.map(\.1) == ["run"])
+            #expect(sources.filter { $0.0 == "user-token" }.map(\.1) == ["token_link"])
             // Once linked, the next run links nothing again.
             let again = try await SubreconBinary.run(["run", "--all"], environment: environment)
             #expect(again.exitCode == 0)

@@ -145,6 +145,17 @@ import Testing
                 }
             }
             #expect(changes.contains("moved"))
+            // Events: the holder's (no row after, source link) and the user's new subscription (link).
+            let events = try await world.store.withReadSnapshot { db in
+                try await db.all(
+                    "SELECT user_id, type, source, body FROM events WHERE original_transaction_id = ? ORDER BY position", [.text(otid)]
+                ) { (try $0.requiredText("user_id"), try $0.requiredText("type"), try $0.requiredText("source"), try $0.requiredText("body")) }
+            }
+            let holderLeft = try #require(events.last { $0.0 == "user-holder" })
+            #expect(holderLeft.1 == "subscription.other" && holderLeft.2 == "link")
+            #expect(holderLeft.3.contains(#""after":null"#) && holderLeft.3.contains(#""before":{"user_id":"user-holder""#))
+            #expect(events.contains { $0.0 == "user-link" && $0.1 == "subscription.new" && $0.2 == "link" })
+            #expect(try await world.count("SELECT COUNT(*) FROM events") == world.count("SELECT COUNT(*) FROM subscription_changes"))
             // The next nightly run does not give the purchase back.
             let nightly = try await SubreconBinary.run(["run", "--all"], environment: environment)
             #expect(nightly.exitCode == 0, "\(nightly.stderr)")
