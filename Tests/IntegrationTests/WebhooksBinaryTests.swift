@@ -1,3 +1,4 @@
+import AppleSignedData
 import Foundation
 import Testing
 @testable import SubRecon
@@ -224,6 +225,34 @@ import SubReconTestSupport
                 #expect(delivered == Int64(receiver.requests.count), "every attempt that reached the receiver is recorded")
                 #expect(delivered >= 2 && delivered < Int64(events))
                 #expect(leased == 0)
+            }
+        }
+    }
+
+    /// SUBRECON_EVENT_RETENTION_DAYS=0: the next nightly run, with nothing due, removes delivered,
+    /// dead and skipped events; a pending one stays.
+    @Test func retentionZeroRemovesSettledEventsAtTheNextRunAndKeepsPendingOnes() async throws {
+        try await TestWorld.make().closing { world in
+            world.clock.set(nowMs: WallClock.unixMilliseconds())
+            try await WebhookReceiver.with { receiver in
+                let (environment, _) = try await Self.prepared(world, url: receiver.url)
+                let events = try await Self.eventCount(world)
+                #expect(try await SubreconBinary.run(["webhooks", "deliver"], environment: environment).exitCode == 0)
+                // One more event, still pending.
+                let reopened = try AppDatabase.open(path: world.databasePath)
+                try await WebhookDeliveryTests.write([WebhookDeliveryTests.draft(user: "u-late", otid: "900")], to: reopened)
+                let run = environment.merging([
+                    "SUBRECON_SHARED_SECRET": TestWorld.secret, "SUBRECON_PRODUCTION_URL": world.simulator.productionURL,
+                    "SUBRECON_SANDBOX_URL": world.simulator.sandboxURL, "SUBRECON_EVENT_RETENTION_DAYS": "0",
+                ]) { $1 }
+                let nightly = try await SubreconBinary.run(["run"], environment: run)
+                #expect(nightly.exitCode == 0, "\(nightly.stderr)")
+                #expect(nightly.stdout.contains(" 0 receipts,"), "nothing was due: \(nightly.stdout)")
+                let rows = CSVTable.parse(try await SubreconBinary.run(["report", "events"], environment: environment).stdout)
+                #expect(rows.map { $0["user_id"] } == ["u-late"] && rows.first?["delivery_state"] == "pending")
+                #expect(events > 0)
+                let bad = try await SubreconBinary.run(["run"], environment: run.merging(["SUBRECON_EVENT_RETENTION_DAYS": "-1"]) { $1 })
+                #expect(bad.exitCode == 2 && bad.stderr.contains("SUBRECON_EVENT_RETENTION_DAYS"))
             }
         }
     }
