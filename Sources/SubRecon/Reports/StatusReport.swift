@@ -4,9 +4,8 @@ import SubReconStore
 
 /// The operator's one screen (`subrecon status`): subscriptions by status, receipts due and by
 /// verification state, the last runs, the receipts that keep failing, and the events waiting for
-/// their webhook. Read in one read
-/// transaction, so every number comes from the same moment even while a run writes; rendered as
-/// text for people or JSON for tools. Reports never call Apple.
+/// their webhook. Read in one read transaction, so every number comes from the same moment even
+/// while a run writes; rendered as text for people or JSON for tools. Reports never call Apple.
 public struct StatusReport: Sendable, Equatable, Codable {
     /// Subscriptions per contract status.
     public struct Subscriptions: Sendable, Equatable, Codable {
