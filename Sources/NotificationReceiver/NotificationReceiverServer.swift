@@ -31,16 +31,19 @@ public final class NotificationReceiverServer: Sendable {
 
     /// - Parameter wallClockMs: now in Unix milliseconds, for the lag from `signedDate` and the
     ///   last-received gauge (tests pass a fixed clock).
+    /// - Parameter storeMetrics: more `/metrics` text read from the store at each scrape (the
+    ///   events' backlog), after the receiver's counters.
     public init(
         configuration: NotificationReceiverConfiguration, intake: any NotificationIntake, logger: Logger,
-        wallClockMs: @escaping @Sendable () -> Int64 = { WallClock.unixMilliseconds() }
+        wallClockMs: @escaping @Sendable () -> Int64 = { WallClock.unixMilliseconds() },
+        storeMetrics: (@Sendable () async -> String)? = nil
     ) {
         self.configuration = configuration
         let metrics = NotificationReceiverMetrics()
         self.metrics = metrics
         let responder = NotificationResponder(
             path: configuration.path, maxBodyBytes: configuration.maxBodyBytes, intake: intake, metrics: metrics,
-            wallClockMs: wallClockMs, logger: logger)
+            wallClockMs: wallClockMs, storeMetrics: storeMetrics, logger: logger)
         let announcement = ListeningAnnouncement()
         self.announcement = announcement
         metrics.limitConnections(to: configuration.maxConnections)

@@ -15,6 +15,9 @@ struct NotificationResponder: HTTPResponder {
     let intake: any NotificationIntake
     let metrics: NotificationReceiverMetrics
     let wallClockMs: @Sendable () -> Int64
+    /// Metrics read from the store on each scrape (the events'), after the receiver's own; empty
+    /// when the store cannot be read then.
+    let storeMetrics: (@Sendable () async -> String)?
     let logger: Logger
 
     static let metricsPath = "/metrics"
@@ -27,7 +30,8 @@ struct NotificationResponder: HTTPResponder {
             return try await receive(request)
         case Self.metricsPath:
             guard request.method == .get else { return Self.methodNotAllowed(allow: "GET") }
-            return Self.text(.ok, metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            let text = metrics.exposition() + (await storeMetrics?() ?? "")
+            return Self.text(.ok, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         case Self.healthPath:
             guard request.method == .get else { return Self.methodNotAllowed(allow: "GET") }
             return Self.text(.ok, "ok\n")

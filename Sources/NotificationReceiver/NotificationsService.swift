@@ -1,3 +1,4 @@
+import AppleSignedData
 import Logging
 import NIOCore
 import SubRecon
@@ -21,8 +22,9 @@ extension CommandContext {
         _ configuration: NotificationReceiverConfiguration, flags: NotificationSettings.Flags,
         limits limitFlags: NotificationReceiverLimits.Flags = NotificationReceiverLimits.Flags()
     ) async throws {
-        // A bad webhook setting is refused before anything, as every command refuses it.
-        _ = try webhookSettings()
+        // A bad webhook setting is refused before anything, as every command refuses it. Its
+        // endpoints say which apps' events `/metrics` counts as pending.
+        let events = try eventDestinations(try webhookSettings())
         let settings = try NotificationSettings.resolve(environment: environment, flags: notificationFlags(flags))
         var warnings: [String] = []
         let limits = try NotificationReceiverLimits.resolve(
@@ -37,7 +39,18 @@ extension CommandContext {
         if storeEnvironment["SUBRECON_DB_RETRY_SECONDS"] == nil { storeEnvironment["SUBRECON_DB_RETRY_SECONDS"] = "5" }
         let store = try await openStore(ifMissing: .create, environment: storeEnvironment, latencyBound: true)
         let intake = NotificationProcessor.live(store: store, settings: settings, logger: logger)
-        let server = NotificationReceiverServer(configuration: configuration, intake: intake, logger: logger)
+        let logger = self.logger
+        let server = NotificationReceiverServer(
+            configuration: configuration, intake: intake, logger: logger,
+            storeMetrics: {
+                do {
+                    return try await EventBacklog.metricsText(store: store, destinations: events, nowMs: WallClock.unixMilliseconds())
+                } catch {
+                    // The receiver's own counters still answer; the store's state shows in its 503s.
+                    logger.warning("/metrics: the events could not be read: \(error)")
+                    return ""
+                }
+            })
         var failure: (any Error)?
         var listened = false
         do {

@@ -6,12 +6,15 @@ import SubRecon
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show subscriptions, due receipts, the last runs and repeatedly failing receipts.",
+        abstract: "Show subscriptions, due receipts, the last runs, repeatedly failing receipts and undelivered events.",
         discussion: """
             Reads the database only (never calls Apple), in one consistent snapshot even while a \
             run writes. Subscriptions by status (entitled = active + grace_period); receipts due now \
             and by verification state; the last \(StatusReport.runLimit) runs; receipts that failed \
-            \(StatusReport.repeatedFailureThreshold) or more times in a row (the worst \(StatusReport.failingLimit)).
+            \(StatusReport.repeatedFailureThreshold) or more times in a row (the worst \(StatusReport.failingLimit)); \
+            events per app, when any is pending or dead: how many are pending and dead, the oldest \
+            pending one's age, and whether the app has a webhook endpoint (without one its events are \
+            recorded, not sent).
 
             Examples:
               subrecon status

@@ -108,13 +108,20 @@ extension CommandContext {
         // Status needs no app's settings, but a broken apps file breaks tonight's run: refused
         // here as every other command refuses it (exit 2, naming the app and the problem).
         _ = try appsFile()
-        // So is a broken webhook setting: the next run would refuse it.
-        _ = try webhookSettings()
+        // So is a broken webhook setting: the next run would refuse it. Its endpoints say which
+        // apps' events are sent.
+        let events = try eventDestinations(try webhookSettings())
         let store = try await openStore()
         do {
-            return try await StatusReport.load(from: store, nowMs: clock())
+            return try await StatusReport.load(from: store, nowMs: clock(), events: events)
         } catch {
             throw DatabaseFailure(error)
         }
+    }
+
+    /// Which apps' events `webhooks` sends, and the bundle ID an event naming no app stands for
+    /// (as `report events` names it): for status and the metrics.
+    public func eventDestinations(_ webhooks: WebhookSettings) throws(ConfigurationError) -> EventBacklog.Destinations {
+        EventBacklog.Destinations(apps: webhooks.deliveringApps, defaultBundleID: try reportApps([]).defaultBundleID)
     }
 }

@@ -97,7 +97,8 @@ extension CommandContext {
         }
         if let path = request.metricsFile ?? environment["SUBRECON_METRICS_FILE"], !path.isEmpty, !request.dryRun {
             do {
-                try await MetricsFile.write(to: path, summary: summary, store: store)
+                try await MetricsFile.write(
+                    to: path, summary: summary, store: store, events: try eventDestinations(job.settings.webhooks))
             } catch {
                 output.message("metrics: \(error)")
             }

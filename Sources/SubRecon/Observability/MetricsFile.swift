@@ -7,10 +7,14 @@ import SubReconStore
 /// node_exporter's textfile collector (`--metrics-file /var/lib/node_exporter/subrecon.prom`):
 /// cron monitoring can alert on a stale last success or a non-zero exit.
 public enum MetricsFile {
-    public static func write(to path: String, summary: RunSummary, store: any SubscriptionStore) async throws(ReportError) {
+    /// `events`: which apps' events this configuration sends (their pending events and age are
+    /// metrics; the others' are `subrecon_events_unsent`).
+    public static func write(
+        to path: String, summary: RunSummary, store: any SubscriptionStore, events: EventBacklog.Destinations = .none
+    ) async throws(ReportError) {
         let text: String
         do {
-            text = try await store.withReadSnapshot { db in try await render(summary: summary, db) }
+            text = try await store.withReadSnapshot { db in try await render(summary: summary, db, events: events) }
         } catch let error as ReportError {
             throw error
         } catch {
@@ -20,7 +24,9 @@ public enum MetricsFile {
         try await AtomicFile.write(to: path, mode: 0o644) { handle in handle.write(Data(text.utf8)) }
     }
 
-    static func render(summary: RunSummary, _ db: any SnapshotQuerying) async throws -> String {
+    static func render(
+        summary: RunSummary, _ db: any SnapshotQuerying, events: EventBacklog.Destinations = .none
+    ) async throws -> String {
         do {
             var out = MetricsText()
             let kind = summary.kind.rawValue
@@ -71,6 +77,8 @@ public enum MetricsFile {
             }
             let due = try await db.dueReceiptCount(at: summary.finishedAtMs)
             out.gauge("subrecon_receipts_due", "Receipts due when the last run finished.", [], Double(due))
+            // The outbox as the run leaves it, aged at the run's end like the due receipts.
+            try await EventBacklog.read(db, destinations: events).writeMetrics(to: &out, nowMs: summary.finishedAtMs)
             return out.text
         }
     }

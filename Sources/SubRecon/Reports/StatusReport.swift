@@ -3,9 +3,9 @@ import SubReconModel
 import SubReconStore
 
 /// The operator's one screen (`subrecon status`): subscriptions by status, receipts due and by
-/// verification state, the last runs, and the receipts that keep failing. Read in one read
-/// transaction, so every number comes from the same moment even while a run writes; rendered as
-/// text for people or JSON for tools. Reports never call Apple.
+/// verification state, the last runs, the receipts that keep failing, and the events waiting for
+/// their webhook. Read in one read transaction, so every number comes from the same moment even
+/// while a run writes; rendered as text for people or JSON for tools. Reports never call Apple.
 public struct StatusReport: Sendable, Equatable, Codable {
     /// Subscriptions per contract status.
     public struct Subscriptions: Sendable, Equatable, Codable {
@@ -79,6 +79,42 @@ public struct StatusReport: Sendable, Equatable, Codable {
         public var unmatched: Int
     }
 
+    /// The outbox per app: what waits for delivery, what went dead, and apps whose events are
+    /// recorded but never sent (no endpoint in this configuration).
+    public struct Events: Sendable, Equatable, Codable {
+        public struct App: Sendable, Equatable, Codable {
+            /// The bundle ID; '' for events naming no app (shown as "(no app)").
+            public var app: String
+            public var pending: Int64
+            public var dead: Int64
+            /// When the oldest pending event was created, and how long ago that was; nil when none is pending.
+            public var oldestPendingAt: String?
+            public var oldestPendingAgeMs: Int64?
+            public var webhookConfigured: Bool
+        }
+
+        public var apps: [App]
+        /// Webhook attempts ever made, by result.
+        public var webhookAttemptsDelivered: Int64
+        public var webhookAttemptsFailed: Int64
+
+        init(_ backlog: EventBacklog, nowMs: Int64) {
+            apps = backlog.apps.map { app in
+                App(
+                    app: app.app, pending: app.pending, dead: app.dead,
+                    oldestPendingAt: app.oldestPendingCreatedAtMs.map(ISO8601.string(fromMilliseconds:)),
+                    oldestPendingAgeMs: app.oldestPendingAgeMs(nowMs: nowMs), webhookConfigured: app.webhookConfigured)
+            }
+            webhookAttemptsDelivered = backlog.attemptsDelivered
+            webhookAttemptsFailed = backlog.attemptsFailed
+        }
+
+        /// Nothing pending or dead and no attempt ever made: the section is left out of the text.
+        var isEmpty: Bool {
+            webhookAttemptsDelivered == 0 && webhookAttemptsFailed == 0 && !apps.contains { $0.pending > 0 || $0.dead > 0 }
+        }
+    }
+
     public var generatedAt: String
     public var subscriptions: Subscriptions
     public var receipts: Receipts
@@ -90,6 +126,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
     /// Most failures first, at most ``failingLimit``.
     public var failingReceipts: [FailingReceipt]
     public var notifications: Notifications
+    public var events: Events
 
     /// Three nights in a row is no longer bad luck at Apple: someone should look.
     public static let repeatedFailureThreshold = 3
@@ -98,10 +135,13 @@ public struct StatusReport: Sendable, Equatable, Codable {
     public static let failingLimit = 10
     static let verificationStates = ["pending", "verified", "flagged", "invalid", "account_gone", "failed"]
 
-    /// Reads the whole status at once, from one snapshot.
-    public static func load(from store: any SubscriptionStore, nowMs: Int64) async throws(StoreError) -> StatusReport {
+    /// Reads the whole status at once, from one snapshot; `events` says which apps' events this
+    /// configuration sends (none by default).
+    public static func load(
+        from store: any SubscriptionStore, nowMs: Int64, events: EventBacklog.Destinations = .none
+    ) async throws(StoreError) -> StatusReport {
         do {
-            return try await store.withReadSnapshot { db in try await read(db, nowMs: nowMs) }
+            return try await store.withReadSnapshot { db in try await read(db, nowMs: nowMs, events: events) }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -109,7 +149,7 @@ public struct StatusReport: Sendable, Equatable, Codable {
         }
     }
 
-    static func read(_ db: any SnapshotQuerying, nowMs: Int64) async throws -> StatusReport {
+    static func read(_ db: any SnapshotQuerying, nowMs: Int64, events: EventBacklog.Destinations) async throws -> StatusReport {
         var byStatus = Dictionary(uniqueKeysWithValues: SubscriptionStatus.allCases.map { ($0.rawValue, 0) })
         for (status, count) in try await db.subscriptionCountsByStatus() { byStatus[status, default: 0] += Int(count) }
         let entitled = SubscriptionStatus.allCases.filter(\.isEntitled).reduce(0) { $0 + (byStatus[$1.rawValue] ?? 0) }
@@ -152,7 +192,8 @@ public struct StatusReport: Sendable, Equatable, Codable {
             receipts: Receipts(
                 total: states.reduce(0) { $0 + $1.receipts }, dueNow: states.reduce(0) { $0 + $1.dueNow },
                 byState: states),
-            lastRuns: runs, failingTotal: Int(failingTotal), failingReceipts: failing, notifications: notifications)
+            lastRuns: runs, failingTotal: Int(failingTotal), failingReceipts: failing, notifications: notifications,
+            events: Events(try await EventBacklog.read(db, destinations: events), nowMs: nowMs))
     }
 
     // MARK: - Rendering
@@ -208,6 +249,8 @@ public struct StatusReport: Sendable, Equatable, Codable {
             out += "  receiver's last notification: none yet\n"
         }
 
+        if !events.isEmpty { out += eventsText() }
+
         out += "\nReceipts failing again and again (\(Self.repeatedFailureThreshold)+ consecutive failures): \(failingTotal)\n"
         if !failingReceipts.isEmpty {
             out += Self.table(
@@ -222,6 +265,23 @@ public struct StatusReport: Sendable, Equatable, Codable {
                 out += "  … and \(failingTotal - failingReceipts.count) more\n"
             }
         }
+        return out
+    }
+
+    /// Per app: pending, dead, the oldest pending event's age, and whether the app's events are sent.
+    private func eventsText() -> String {
+        let pending = events.apps.reduce(0) { $0 + $1.pending }
+        let dead = events.apps.reduce(0) { $0 + $1.dead }
+        var out = "\nEvents: \(pending) pending, \(dead) dead; webhook attempts so far: "
+            + "\(events.webhookAttemptsDelivered) delivered, \(events.webhookAttemptsFailed) failed\n"
+        out += Self.table(
+            [["  app", "pending", "dead", "oldest pending", "webhook"]]
+                + events.apps.map { app in
+                    ["  " + (app.app.isEmpty ? "(no app)" : Self.printable(app.app)), String(app.pending), String(app.dead),
+                     app.oldestPendingAgeMs.map { "\(Self.duration($0)) old" } ?? "-",
+                     app.webhookConfigured ? "configured" : "no webhook configured: recorded, not sent"]
+                },
+            rightAligned: [1, 2])
         return out
     }
 
