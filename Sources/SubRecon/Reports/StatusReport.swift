@@ -274,6 +274,8 @@ public struct StatusReport: Sendable, Equatable, Codable {
         let dead = events.apps.reduce(0) { $0 + $1.dead }
         var out = "\nEvents: \(pending) pending, \(dead) dead; webhook attempts so far: "
             + "\(events.webhookAttemptsDelivered) delivered, \(events.webhookAttemptsFailed) failed\n"
+        // Everything delivered: no app has a line to show.
+        guard !events.apps.isEmpty else { return out }
         out += Self.table(
             [["  app", "pending", "dead", "oldest pending", "webhook"]]
                 + events.apps.map { app in
