@@ -9,6 +9,7 @@ extension PostgresStore: EventStore {
         try await withTransaction("recording webhook attempts and claiming events") { connection in
             try await Self.settle(results, token: token, connection)
             guard limit > 0 else { return [] }
+            try await connection.run(EventDeliverySQL.orderedClaimPlan)
             let arguments: [SQLArgument] =
                 [.text(token), .integer(nowMs + leaseMs)] + scope.appArguments
                 + [.integer(nowMs), .integer(nowMs - scope.firstDelayMs), .integer(nowMs), .integer(Int64(limit))]
@@ -26,21 +27,16 @@ extension PostgresStore: EventStore {
 
     private static func settle(_ results: [WebhookAttemptResult], token: String, _ connection: PostgresConnection) async throws {
         guard !results.isEmpty else { return }
-        var delivered: Int64 = 0
+        var rows = JSONRecords(["position", "state", "attempted_at", "status", "delivered_at", "next_attempt_at"])
         for result in results {
             let next: Int64? = if case .retry(let at) = result.settlement { at } else { nil }
             let deliveredAt: Int64? = result.settlement == .delivered ? result.attemptedAtMs : nil
-            try await connection.run(
-                EventDeliverySQL.settle,
-                [
-                    .text(result.state), .integer(result.attemptedAtMs), SQLArgument(result.status.map(Int64.init)),
-                    SQLArgument(deliveredAt), SQLArgument(next), .integer(result.position), .text(token),
-                ])
-            if result.settlement == .delivered { delivered += 1 }
+            rows.append([
+                .integer(result.position), .text(result.state), .integer(result.attemptedAtMs),
+                SQLArgument(result.status.map(Int64.init)), SQLArgument(deliveredAt), SQLArgument(next),
+            ])
         }
-        if delivered > 0 { try await connection.run(EventDeliverySQL.countAttempts, [.text("delivered"), .integer(delivered)]) }
-        let failed = Int64(results.count) - delivered
-        if failed > 0 { try await connection.run(EventDeliverySQL.countAttempts, [.text("failed"), .integer(failed)]) }
+        try await connection.run(EventDeliverySQL.settleAll, [.text(rows.json), .text(token)])
     }
 
     public func nextEventDueAt(scope: EventDeliveryScope) async throws(StoreError) -> Int64? {

@@ -28,6 +28,7 @@ extension AppDatabase: EventStore {
         guard !results.isEmpty else { return }
         let settle = try db.cachedStatement(sql: EventDeliverySQL.settle)
         var delivered: Int64 = 0
+        var failed: Int64 = 0
         for result in results {
             let next: Int64? = if case .retry(let at) = result.settlement { at } else { nil }
             let deliveredAt: Int64? = result.settlement == .delivered ? result.attemptedAtMs : nil
@@ -35,11 +36,12 @@ extension AppDatabase: EventStore {
             try settle.execute(arguments: [
                 result.state, result.attemptedAtMs, status, deliveredAt, next, result.position, token,
             ])
-            if result.settlement == .delivered { delivered += 1 }
+            // Counted when recorded: a result whose lease went to another deliverer is not.
+            guard db.changesCount > 0 else { continue }
+            if result.settlement == .delivered { delivered += 1 } else { failed += 1 }
         }
         let count = try db.cachedStatement(sql: EventDeliverySQL.countAttempts)
         if delivered > 0 { try count.execute(arguments: ["delivered", delivered]) }
-        let failed = Int64(results.count) - delivered
         if failed > 0 { try count.execute(arguments: ["failed", failed]) }
     }
 

@@ -54,6 +54,29 @@ package enum EventDeliverySQL {
         WHERE position = ? AND lease_token = ?
         """
 
+    /// PostgreSQL: every result of a round in one statement (rows as a JSON array; then the lease
+    /// token), the attempt counters with them.
+    package static let settleAll = """
+        WITH settled AS (
+            UPDATE events e SET state = x.state, attempts = e.attempts + 1, last_attempt_at = x.attempted_at,
+                last_status = x.status, delivered_at = x.delivered_at,
+                next_attempt_at = COALESCE(x.next_attempt_at, e.next_attempt_at), lease_token = NULL, lease_until = NULL
+            FROM jsonb_to_recordset(?::jsonb) AS x(position bigint, state text, attempted_at bigint, status bigint,
+                delivered_at bigint, next_attempt_at bigint)
+            WHERE e.position = x.position AND e.lease_token = ?
+            RETURNING x.state)
+        INSERT INTO webhook_attempt_totals (result, attempts)
+        SELECT CASE WHEN state = 'delivered' THEN 'delivered' ELSE 'failed' END, COUNT(*) FROM settled GROUP BY 1
+        ON CONFLICT (result) DO UPDATE SET attempts = webhook_attempt_totals.attempts + excluded.attempts
+        """
+
+    /// PostgreSQL, before the claim, for its transaction only: the claim walks the pending events
+    /// in position order and stops at its limit. Planned on a table's statistics from before a
+    /// backlog (autovacuum has not analyzed it yet), it read every pending event into a bitmap and
+    /// sorted them instead: 57 ms a claim at 20,000 pending, against 0.2 ms.
+    package static let orderedClaimPlan =
+        "SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)"
+
     /// Parameters: result, attempts.
     package static let countAttempts = """
         INSERT INTO webhook_attempt_totals (result, attempts) VALUES (?, ?)
