@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SubReconModel
+import SubReconStore
+
+/// Where a webhook measurement's events live: a fresh SQLite file, or a fresh database on the
+/// benchmark's PostgreSQL (dropped at the end). Events go in through the store's own event writer,
+/// inside one transaction per batch, exactly as a run's changes write them.
+enum WebhookBenchStoreKind: Sendable {
+    case sqlite(folder: String)
+    case postgres(BenchPostgres)
+
+    var name: String {
+        switch self {
+        case .sqlite: "SQLite"
+        case .postgres: "PostgreSQL"
+        }
+    }
+
+    /// A fresh database for one measurement.
+    func make(_ label: String) async throws -> WebhookBenchDatabase {
+        switch self {
+        case .sqlite(let folder): .sqlite(path: folder + "/webhooks-\(label).sqlite")
+        case .postgres(let server): .postgres(server, try await server.createDatabase())
+        }
+    }
+}
+
+/// One measurement's database; `open()` may be called more than once (a writer and a deliverer
+/// with connections of their own, as two processes would have).
+enum WebhookBenchDatabase: Sendable {
+    case sqlite(path: String)
+    case postgres(BenchPostgres, PostgresLocation)
+
+    func open() async throws -> WebhookBenchHandle {
+        switch self {
+        case .sqlite(let path):
+            let database = try AppDatabase.open(path: path)
+            return WebhookBenchHandle(store: database, leaseMs: 120_000, close: {}) { batch in
+                try await database.write("writing benchmark events") { db in try SQLiteEventWriter.write(batch, db: db) }
+            }
+        case .postgres(_, let location):
+            let logger = Logger(label: "subrecon-bench.webhooks", factory: { _ in SwiftLogNoOpLogHandler() })
+            let opened = try await StoreOpener.open(.postgres(location), environment: [:], logger: logger)
+            guard let store = opened as? PostgresStore else {
+                await opened.close()
+                throw BenchPostgres.Failure(description: "\(location.masked) did not open as a PostgreSQL store")
+            }
+            return WebhookBenchHandle(store: store, leaseMs: store.claimTimeoutMs, close: { await store.close() }) { batch in
+                try await store.withTransaction("writing benchmark events") { connection in
+                    try await PostgresEventWriter.write(batch, connection)
+                }
+            }
+        }
+    }
+
+    /// Removes it (the PostgreSQL database; a SQLite file goes with the benchmark's folder).
+    func drop() async throws {
+        if case .postgres(let server, let location) = self { try await server.dropDatabase(location) }
+    }
+}
+
+/// An open store: the deliverer's `EventStore`, and a writer committing one batch per transaction.
+struct WebhookBenchHandle: Sendable {
+    let store: any EventStore
+    let leaseMs: Int64
+    let close: @Sendable () async -> Void
+    let write: @Sendable (EventBatch) async throws -> Void
+
+    init(
+        store: any EventStore, leaseMs: Int64, close: @escaping @Sendable () async -> Void,
+        write: @escaping @Sendable (EventBatch) async throws -> Void
+    ) {
+        self.store = store
+        self.leaseMs = leaseMs
+        self.close = close
+        self.write = write
+    }
+}
