@@ -28,6 +28,8 @@ enum BenchmarkSQL {
             auto_renew_status, ownership_type, environment, last_verified_at, first_seen_at, updated_at)
         VALUES (?, ?, ?, ?, ?, 1, ?, 'Production', ?, ?, ?)
         """
+    /// The server processes serving this database's connections (`webhooks`: their CPU).
+    static let databaseBackends = "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
     /// The latest run.
     static let latestRun = "SELECT MAX(id) FROM runs"
     /// One run's items by outcome, and what they tell of the requests it needed (`server-api`).

@@ -47,11 +47,21 @@ enum WebhookBenchDatabase: Sendable {
                 await opened.close()
                 throw BenchPostgres.Failure(description: "\(location.masked) did not open as a PostgreSQL store")
             }
-            return WebhookBenchHandle(store: store, leaseMs: store.claimTimeoutMs, close: { await store.close() }) { batch in
+            var handle = WebhookBenchHandle(store: store, leaseMs: store.claimTimeoutMs, close: { await store.close() }) { batch in
                 try await store.withTransaction("writing benchmark events") { connection in
                     try await PostgresEventWriter.write(batch, connection)
                 }
             }
+            handle.serverCPU = {
+                // The server shares the host: its processes for this database are readable in /proc.
+                let pids = try await store.withConnection("listing the benchmark's server processes") { connection in
+                    try await connection.all(BenchmarkSQL.databaseBackends) { row in try row["pid"].decode(Int32.self) }
+                }
+                var seconds: [Int32: Double] = [:]
+                for pid in pids { seconds[pid] = ChildProcess(pid: pid, executable: "postgres").cpuSecondsSoFar() }
+                return seconds
+            }
+            return handle
         }
     }
 
@@ -67,6 +77,8 @@ struct WebhookBenchHandle: Sendable {
     let leaseMs: Int64
     let close: @Sendable () async -> Void
     let write: @Sendable (EventBatch) async throws -> Void
+    /// CPU seconds so far of each server process serving this database (PostgreSQL), by pid.
+    var serverCPU: (@Sendable () async throws -> [Int32: Double])? = nil
 
     init(
         store: any EventStore, leaseMs: Int64, close: @escaping @Sendable () async -> Void,

@@ -24,6 +24,10 @@ struct WebhooksBenchmark {
         var latencyRate: Int
         var latencySeconds: Double
         var latencySubscriptions: Int
+        /// Leave the PostgreSQL databases in place (their names are printed).
+        var keep = false
+        /// `VACUUM ANALYZE` a filled PostgreSQL outbox before delivering, as autovacuum soon would.
+        var analyze = true
     }
 
     /// A filled outbox delivered until empty.
@@ -33,12 +37,18 @@ struct WebhooksBenchmark {
         var insertSeconds = 0.0
         var seconds = 0.0
         var cpuSeconds = 0.0
+        /// PostgreSQL's processes for the database, while delivering.
+        var serverCPUSeconds: Double?
         var delivered = 0
         var received = 0
         var pending: Int64 = 0
         /// VmRSS when delivery started, and VmHWM while it ran (reset at its start).
         var startKB: Int?
         var peakKB: Int?
+        /// The deliverer's store calls.
+        var store = MeteredEventStore.Totals()
+        /// Events/s over each tenth of the events, as they arrived.
+        var tenthRates: [Double] = []
         var eventsPerSecond: Double { seconds > 0 ? Double(delivered) / seconds : 0 }
     }
 
@@ -70,7 +80,9 @@ struct WebhooksBenchmark {
 
     /// The deliverer as `webhooks deliver` and `serve` make it: one endpoint, a fresh secret, the
     /// default schedule, timeout and idle poll.
-    private func deliverer(_ handle: WebhookBenchHandle, receiver: LoopbackWebhookReceiver) -> (WebhookDeliverer, CurlTransport) {
+    private func deliverer(_ handle: WebhookBenchHandle, receiver: LoopbackWebhookReceiver)
+        -> (WebhookDeliverer, CurlTransport, MeteredEventStore)
+    {
         let signer = WebhookSigner(secrets: [WebhookSecret(keyBytes: Array(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }))])
         let target = WebhookTarget(url: receiver.url) { id, timestamp, body in
             signer.headers(eventID: id, timestampSeconds: timestamp, body: body)
@@ -79,7 +91,31 @@ struct WebhooksBenchmark {
             everyApp: target, concurrency: configuration.concurrency, leaseMs: handle.leaseMs,
             userAgent: "subrecon-bench")
         let transport = CurlTransport(maxConnections: options.concurrency, maxResponseBytes: WebhookDeliverer.maxAnswerBytes)
-        return (WebhookDeliverer(store: handle.store, transport: transport, options: options, clock: Self.nowMs, logger: logger), transport)
+        let store = MeteredEventStore(handle.store)
+        return (
+            WebhookDeliverer(store: store, transport: transport, options: options, clock: Self.nowMs, logger: logger),
+            transport, store
+        )
+    }
+
+    /// The receiver's rate over each tenth of `events` (events/s): whether delivery slows as the
+    /// outbox's delivered rows pile up. Sampled every 20 ms; stops when cancelled.
+    private static func tenths(of events: Int, arrivingAt receiver: LoopbackWebhookReceiver, since start: ContinuousClock.Instant)
+        async -> [Double]
+    {
+        var rates: [Double] = []
+        var last = (count: 0, seconds: 0.0)
+        while rates.count < 10, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+            let count = receiver.requestCount
+            let seconds = Self.seconds(since: start)
+            while rates.count < 10, count >= events * (rates.count + 1) / 10 {
+                let mark = events * (rates.count + 1) / 10
+                rates.append(Double(mark - last.count) / max(seconds - last.seconds, 1e-3))
+                last = (mark, seconds)
+            }
+        }
+        return rates
     }
 
     /// Commits events `0..<count` in transactions of `insertBatch`; returns the seconds it took.
@@ -121,13 +157,30 @@ struct WebhooksBenchmark {
         var result = Drain(events: events, subscriptions: subscriptions)
         do {
             result.insertSeconds = try await insert(events, subscriptions: subscriptions, into: handle)
-            let (deliverer, transport) = deliverer(handle, receiver: receiver)
+            if configuration.analyze, case .postgres(let server, let location) = database {
+                try await server.vacuumAnalyze(location)
+            }
+            let (deliverer, transport, meter) = deliverer(handle, receiver: receiver)
+            let serverBefore = try await handle.serverCPU?()
             result.startKB = ProcessMemory.resetPeak()
             let cpu = ChildProcess.ownCPUSeconds()
             let started = ContinuousClock.now
-            let summary = try await deliverer.run(until: .drained(deadlineMs: Self.nowMs() + 3_600_000))
+            let tenths = Task { await Self.tenths(of: events, arrivingAt: receiver, since: started) }
+            let summary: WebhookDeliverySummary
+            do {
+                summary = try await deliverer.run(until: .drained(deadlineMs: Self.nowMs() + 3_600_000))
+            } catch {
+                tenths.cancel()
+                throw error
+            }
             result.seconds = Self.seconds(since: started)
             result.cpuSeconds = ChildProcess.ownCPUSeconds() - cpu
+            result.store = meter.snapshot
+            tenths.cancel()
+            result.tenthRates = await tenths.value
+            if let serverBefore, let serverAfter = try await handle.serverCPU?() {
+                result.serverCPUSeconds = serverAfter.reduce(0) { $0 + $1.value - (serverBefore[$1.key] ?? 0) }
+            }
             result.peakKB = ProcessMemory.peakKilobytes()
             transport.shutdown()
             result.delivered = summary.delivered
@@ -156,7 +209,7 @@ struct WebhooksBenchmark {
             throw error
         }
         let receiver = try LoopbackWebhookReceiver(recordsArrivals: true)
-        let (deliverer, transport) = deliverer(delivering, receiver: receiver)
+        let (deliverer, transport, _) = deliverer(delivering, receiver: receiver)
         let running = Task { try await deliverer.run(until: .cancelled) }
         let factory = BenchEventFactory(subscriptions: configuration.latencySubscriptions)
         let total = Int((Double(configuration.latencyRate) * configuration.latencySeconds).rounded())
@@ -201,7 +254,11 @@ struct WebhooksBenchmark {
     private func finish(_ handle: WebhookBenchHandle, _ database: WebhookBenchDatabase, _ receiver: LoopbackWebhookReceiver) async {
         receiver.stop()
         await handle.close()
-        try? await database.drop()
+        if configuration.keep, case .postgres(_, let location) = database {
+            print("  kept the PostgreSQL database \(location.database)")
+        } else {
+            try? await database.drop()
+        }
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -66,7 +66,12 @@ struct WebhooksCommand: AsyncParsableCommand {
     @Option(help: "The PostgreSQL server (the role needs CREATEDB; default SUBRECON_BENCH_POSTGRES_URL, else SUBRECON_TEST_POSTGRES_URL, with the password file of the same name: …_PASSWORD_FILE).")
     var postgresURL: String?
 
-    @Flag(help: "Keep the temporary folder (the SQLite databases).")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "On PostgreSQL, VACUUM ANALYZE the filled outbox before delivering (as autovacuum soon would); --no-analyze delivers with the statistics of an empty table.")
+    var analyze = true
+
+    @Flag(help: "Keep the temporary folder (the SQLite databases) and the PostgreSQL databases.")
     var keep = false
 
     func validate() throws {
@@ -102,7 +107,7 @@ struct WebhooksCommand: AsyncParsableCommand {
                 store: store, concurrency: concurrency, insertBatch: insertBatch, throughputEvents: events,
                 throughputSubscriptions: subscriptions, slowEvents: slowEvents, slowSubscriptions: slowSubscriptions,
                 slowAnswerMs: slowAnswerMs, latencyRate: latencyRate, latencySeconds: latencySeconds,
-                latencySubscriptions: latencySubscriptions))
+                latencySubscriptions: latencySubscriptions, keep: keep, analyze: analyze))
             if events > 0 {
                 print("webhooks on \(store.name), throughput: receiver answering at once, concurrency \(concurrency)")
                 let result = try await benchmark.throughput()

@@ -14,7 +14,14 @@ enum WebhooksReport {
         Swift.print(BenchFormat.line(
             "delivered", "\(BenchFormat.grouped(r.delivered)) in \(BenchFormat.fixed(r.seconds, 2)) s = \(BenchFormat.grouped(Int(r.eventsPerSecond)))/s; the receiver got \(BenchFormat.grouped(r.received)), \(r.pending) still pending"))
         Swift.print(BenchFormat.line(
-            "CPU", "\(BenchFormat.fixed(r.cpuSeconds, 1)) s = \(BenchFormat.fixed(perEvent, 0)) µs per event (this process: deliverer, libcurl, receiver\(store == "SQLite" ? ", SQLite" : "; PostgreSQL not counted"))"))
+            "by tenths", r.tenthRates.map { BenchFormat.grouped(Int($0)) }.joined(separator: ", ") + " events/s"))
+        Swift.print(BenchFormat.line(
+            "store", "\(BenchFormat.grouped(r.store.transactions)) settle-and-claim transactions, \(BenchFormat.fixed(r.store.settledEach, 1)) results each, \(BenchFormat.fixed(r.store.millisecondsEach, 2)) ms each (\(BenchFormat.fixed(Double(r.store.nanoseconds) / 1e9 / max(r.seconds, 1e-9) * 100, 0)) % of the wall time); \(r.store.otherCalls) other calls, \(BenchFormat.fixed(Double(r.store.otherNanoseconds) / 1e6, 0)) ms"))
+        let server = r.serverCPUSeconds.map {
+            "; PostgreSQL's backends \(BenchFormat.fixed($0, 1)) s = \(BenchFormat.fixed($0 / Double(max(1, r.delivered)) * 1e6, 0)) µs per event"
+        }
+        Swift.print(BenchFormat.line(
+            "CPU", "\(BenchFormat.fixed(r.cpuSeconds, 1)) s = \(BenchFormat.fixed(perEvent, 0)) µs per event (this process: deliverer, libcurl, receiver\(server == nil ? ", SQLite" : ""))\(server ?? "")"))
         Swift.print(BenchFormat.line(
             "peak RSS", "\(r.peakKB.map { BenchFormat.megabytes(kilobytes: $0) } ?? "?") while delivering (RSS \(r.startKB.map { BenchFormat.megabytes(kilobytes: $0) } ?? "?") when it started; this process, receiver included)"))
         let checks = [
