@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 import SubReconModel
@@ -37,9 +38,15 @@ enum WebhookBenchDatabase: Sendable {
         switch self {
         case .sqlite(let path):
             let database = try AppDatabase.open(path: path)
-            return WebhookBenchHandle(store: database, leaseMs: 120_000, close: {}) { batch in
+            var handle = WebhookBenchHandle(store: database, leaseMs: 120_000, close: {}) { batch in
                 try await database.write("writing benchmark events") { db in try SQLiteEventWriter.write(batch, db: db) }
             }
+            handle.markDelivered = {
+                try await database.write("marking benchmark events delivered") { db in
+                    try db.execute(sql: BenchmarkSQL.markEventsDelivered)
+                }
+            }
+            return handle
         case .postgres(_, let location):
             let logger = Logger(label: "subrecon-bench.webhooks", factory: { _ in SwiftLogNoOpLogHandler() })
             let opened = try await StoreOpener.open(.postgres(location), environment: [:], logger: logger)
@@ -50,6 +57,11 @@ enum WebhookBenchDatabase: Sendable {
             var handle = WebhookBenchHandle(store: store, leaseMs: store.claimTimeoutMs, close: { await store.close() }) { batch in
                 try await store.withTransaction("writing benchmark events") { connection in
                     try await PostgresEventWriter.write(batch, connection)
+                }
+            }
+            handle.markDelivered = {
+                try await store.withConnection("marking benchmark events delivered") { connection in
+                    _ = try await connection.run(BenchmarkSQL.markEventsDelivered)
                 }
             }
             handle.serverCPU = {
@@ -77,6 +89,8 @@ struct WebhookBenchHandle: Sendable {
     let leaseMs: Int64
     let close: @Sendable () async -> Void
     let write: @Sendable (EventBatch) async throws -> Void
+    /// Marks every event delivered (the `--history` of a deployment).
+    var markDelivered: @Sendable () async throws -> Void = {}
     /// CPU seconds so far of each server process serving this database (PostgreSQL), by pid.
     var serverCPU: (@Sendable () async throws -> [Int32: Double])? = nil
 

@@ -28,6 +28,8 @@ struct WebhooksBenchmark {
         var keep = false
         /// `VACUUM ANALYZE` a filled PostgreSQL outbox before delivering, as autovacuum soon would.
         var analyze = true
+        /// Delivered events in the outbox before the throughput run's are written (and analyzed).
+        var history = 0
     }
 
     /// A filled outbox delivered until empty.
@@ -119,12 +121,12 @@ struct WebhooksBenchmark {
     }
 
     /// Commits events `0..<count` in transactions of `insertBatch`; returns the seconds it took.
-    private func insert(_ count: Int, subscriptions: Int, into handle: WebhookBenchHandle) async throws -> Double {
+    private func insert(_ events: Range<Int>, subscriptions: Int, into handle: WebhookBenchHandle) async throws -> Double {
         let factory = BenchEventFactory(subscriptions: subscriptions)
         let started = ContinuousClock.now
-        var next = 0
-        while next < count {
-            let end = min(count, next + configuration.insertBatch)
+        var next = events.lowerBound
+        while next < events.upperBound {
+            let end = min(events.upperBound, next + configuration.insertBatch)
             try await handle.write(factory.batch(next..<end, createdAtMs: Self.nowMs()))
             next = end
         }
@@ -156,7 +158,14 @@ struct WebhooksBenchmark {
         let receiver = try LoopbackWebhookReceiver(delayMs: answerMs)
         var result = Drain(events: events, subscriptions: subscriptions)
         do {
-            result.insertSeconds = try await insert(events, subscriptions: subscriptions, into: handle)
+            let history = label == "throughput" ? configuration.history : 0
+            if history > 0 {
+                // A deployment's past: delivered events kept for retention, with fresh statistics.
+                _ = try await insert(0..<history, subscriptions: subscriptions, into: handle)
+                try await handle.markDelivered()
+                if case .postgres(let server, let location) = database { try await server.vacuumAnalyze(location) }
+            }
+            result.insertSeconds = try await insert(history..<(history + events), subscriptions: subscriptions, into: handle)
             if configuration.analyze, case .postgres(let server, let location) = database {
                 try await server.vacuumAnalyze(location)
             }

@@ -71,6 +71,9 @@ struct WebhooksCommand: AsyncParsableCommand {
         help: "On PostgreSQL, VACUUM ANALYZE the filled outbox before delivering (as autovacuum soon would); --no-analyze delivers with the statistics of an empty table.")
     var analyze = true
 
+    @Option(help: "Delivered events already in the outbox (analyzed) before the throughput run's events are written: a backlog after an outage.")
+    var history: Int = 0
+
     @Flag(help: "Keep the temporary folder (the SQLite databases) and the PostgreSQL databases.")
     var keep = false
 
@@ -82,6 +85,7 @@ struct WebhooksCommand: AsyncParsableCommand {
         if subscriptions < 1 || slowSubscriptions < 1 || latencySubscriptions < 1 || insertBatch < 1 || latencyRate < 1 {
             throw ValidationError("--subscriptions, --slow-subscriptions, --latency-subscriptions, --latency-rate and --insert-batch must be at least 1")
         }
+        if history < 0 { throw ValidationError("--history must be 0 or more") }
         if slowAnswerMs < 0 { throw ValidationError("--slow-answer-ms must be 0 or more") }
         if !sqlite && !postgres { throw ValidationError("--no-sqlite and --no-postgres leave nothing to measure") }
     }
@@ -107,7 +111,7 @@ struct WebhooksCommand: AsyncParsableCommand {
                 store: store, concurrency: concurrency, insertBatch: insertBatch, throughputEvents: events,
                 throughputSubscriptions: subscriptions, slowEvents: slowEvents, slowSubscriptions: slowSubscriptions,
                 slowAnswerMs: slowAnswerMs, latencyRate: latencyRate, latencySeconds: latencySeconds,
-                latencySubscriptions: latencySubscriptions, keep: keep, analyze: analyze))
+                latencySubscriptions: latencySubscriptions, keep: keep, analyze: analyze, history: history))
             if events > 0 {
                 print("webhooks on \(store.name), throughput: receiver answering at once, concurrency \(concurrency)")
                 let result = try await benchmark.throughput()
