@@ -47,3 +47,8 @@ fi
 # by a byte or the report does not find exactly the lost orders added.
 "$bin/subrecon-bench" apple-parity --subrecon "$bin/subrecon" --subscriptions 2000 --months 12 --repeat 1 \
   --lost-orders 40 --shifted 40 --ledger-only 10
+# Webhook delivery (~10 s): 2,000 events to a loopback receiver answering at once, 160 to one
+# answering in 100 ms, 2 s of continuous delivery at 100 events/s; SQLite, and PostgreSQL when
+# scripts/test.sh started one. Fails if an event is lost or sent twice.
+"$bin/subrecon-bench" webhooks --events 2000 --subscriptions 200 --slow-events 160 --slow-subscriptions 40 \
+  --latency-seconds 2 --latency-rate 100

@@ -29,9 +29,10 @@ struct SubreconBench: AsyncParsableCommand {
               subrecon-bench receiver --bodies notifications.jsonl --seconds 60
               subrecon-bench money --subscriptions 100000 --months 12
               subrecon-bench apple-parity --subscriptions 100000 --months 12
+              subrecon-bench webhooks
               subrecon-bench all
             """,
-        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self, ReceiverCommand.self, MoneyCommand.self, AppleParityCommand.self])
+        subcommands: [ThroughputCommand.self, DuePolicyCommand.self, ServerAPICommand.self, WorkersCommand.self, AllCommand.self, TransportCommand.self, SeedCommand.self, StagesCommand.self, ReceiverCommand.self, MoneyCommand.self, AppleParityCommand.self, WebhooksCommand.self])
 }
 
 /// Figures appear as they are measured even when stdout is a pipe or a file (`bench.sh | tee`).

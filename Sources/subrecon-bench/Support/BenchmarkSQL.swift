@@ -28,6 +28,10 @@ enum BenchmarkSQL {
             auto_renew_status, ownership_type, environment, last_verified_at, first_seen_at, updated_at)
         VALUES (?, ?, ?, ?, ?, 1, ?, 'Production', ?, ?, ?)
         """
+    /// The server processes serving this database's connections (`webhooks`: their CPU).
+    static let databaseBackends = "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+    /// Every event delivered: a deployment's history before a backlog (`webhooks --history`).
+    static let markEventsDelivered = "UPDATE events SET state = 'delivered', attempts = 1, delivered_at = created_at"
     /// The latest run.
     static let latestRun = "SELECT MAX(id) FROM runs"
     /// One run's items by outcome, and what they tell of the requests it needed (`server-api`).
