@@ -50,6 +50,13 @@ public enum EventJSON: Sendable, Equatable {
 
     private static func writeString(_ value: String, to out: inout String) {
         out += "\""
+        // Nearly every value (ids, dates, product ids) needs no escape: copied whole. 0xE2 starts
+        // U+2028 and U+2029, which are escaped too.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0xE2 }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
