@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Checks webhook deliveries with an implementation independent of subrecon's signer: the
 /// standard-webhooks project's own Python library (PyPI `standardwebhooks` 1.1.0, which
@@ -62,35 +65,51 @@ public enum StandardWebhooksVerifier {
             withJSONObject: deliveries.map { delivery in
                 ["secret": delivery.secret, "headers": delivery.headers, "body_base64": Data(delivery.body).base64EncodedString()]
             })
-        // The input goes through a private temporary file: no pipe to keep fed while reading the output.
-        let inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("standardwebhooks-\(UUID()).json").path
-        guard FileManager.default.createFile(atPath: inputPath, contents: input, attributes: [.posixPermissions: 0o600]),
-            let stdin = FileHandle(forReadingAtPath: inputPath)
-        else { throw Failure(description: "cannot write the verifier's input to \(inputPath)") }
-        defer {
-            try? stdin.close()
-            try? FileManager.default.removeItem(atPath: inputPath)
+        // Input and output go through private temporary files, and Python is started with
+        // posix_spawn and reaped with waitpid (retried on EINTR): Foundation's Process reads a pipe
+        // in run() that traps when a signal (another test's child exiting) interrupts it.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("standardwebhooks-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (inputPath, outputPath, errorPath) = (folder + "/in.json", folder + "/out.json", folder + "/err.txt")
+        guard FileManager.default.createFile(atPath: inputPath, contents: input, attributes: [.posixPermissions: 0o600]) else {
+            throw Failure(description: "cannot write the verifier's input to \(inputPath)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root.appendingPathComponent("scripts/standardwebhooks-verify.py").path]
-        let stdout = Pipe()
-        let stderr = Pipe()
-        (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
+        let status = try run([python, root.appendingPathComponent("scripts/standardwebhooks-verify.py").path],
+            stdin: inputPath, stdout: outputPath, stderr: errorPath)
+        let output = FileManager.default.contents(atPath: outputPath) ?? Data()
+        let errors = FileManager.default.contents(atPath: errorPath) ?? Data()
+        guard status == 0,
             let list = try JSONSerialization.jsonObject(with: output) as? [[String: Any]], list.count == deliveries.count
         else {
             throw Failure(
-                description: "the Standard Webhooks verifier failed (status \(process.terminationStatus)): "
+                description: "the Standard Webhooks verifier failed (status \(status)): "
                     + (String(data: errors, encoding: .utf8) ?? ""))
         }
         return list.map { item in
             Verdict(verified: item["verified"] as? Bool ?? false, error: item["error"] as? String, signature: item["signature"] as? String)
         }
+    }
+
+    /// Runs `arguments` with its standard streams on files; its exit status.
+    public static func run(_ arguments: [String], stdin: String, stdout: String, stderr: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Failure(description: "cannot start \(arguments[0]): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw Failure(description: "waiting for \(arguments[0]) failed: errno \(errno)") }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import.
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
     /// Which deliveries the library verified, in order.
