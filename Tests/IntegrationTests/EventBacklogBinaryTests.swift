@@ -77,7 +77,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: StoreKind.allCases)
+    @Test(.timeLimit(.minutes(3)), arguments: StoreKind.allCases)
     func theReceiversMetricsReadTheEventsAtEachScrape(store: StoreKind) async throws {
         try await TestWorld.make(store: store).closing { world in
             world.clock.set(nowMs: WallClock.unixMilliseconds())
