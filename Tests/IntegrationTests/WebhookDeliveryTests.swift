@@ -133,6 +133,45 @@ import SubReconTestSupport
         }
     }
 
+    /// Continuous delivery (as under `serve`): an event committed while the deliverer runs is sent
+    /// without a restart; cancelling it returns normally, with every lease given back.
+    @Test(arguments: StoreKind.allCases) func continuousDeliveryPicksUpNewEventsAndStopsCleanly(store: StoreKind) async throws {
+        try await TestWorld.make(store: store).closing { world in
+            try await WebhookReceiver.with(behaviour: { request in
+                request.header("webhook-id").map { $0.hasPrefix("0") } == true ? .slow(seconds: 3, status: 200) : .status(200)
+            }) { receiver in
+                let (deliverer, transport) = Self.deliverer(world.store, try Self.options(receiver))
+                defer { transport.shutdown() }
+                let running = Task { try await deliverer.run(until: .cancelled) }
+                let first = Self.draft(user: "u-live", otid: "1000")
+                try await Self.write([first], to: world.store)
+                _ = try await receiver.waitForRequests(count: 1, timeout: .seconds(10))
+                #expect(receiver.requests.first?.header("webhook-id") == first.id)
+                // One more, held by a slow receiver while the deliverer is cancelled.
+                var slow = Self.draft(user: "u-slow", otid: "1001")
+                slow.id = "0" + String(slow.id.dropFirst())
+                try await Self.write([slow], to: world.store)
+                _ = try await receiver.waitForRequests(count: 2, timeout: .seconds(10))
+                running.cancel()
+                let summary = try await running.value
+                let rows = try await Self.rows(world.store)
+                #expect(rows.first { $0.eventID == first.id }?.state == "delivered")
+                // The attempt in flight either finished and was recorded (after the cancellation,
+                // from a task of its own), or was cut short and is no attempt: never left leased.
+                let cut = try #require(rows.first { $0.eventID == slow.id })
+                if cut.state == "delivered" {
+                    #expect(summary.delivered == 2 && cut.attempts == 1)
+                } else {
+                    #expect(cut.state == "pending" && cut.attempts == 0 && summary.delivered == 1)
+                }
+                let leased = try await world.store.withReadSnapshot { db in
+                    try await db.integer("SELECT COUNT(*) AS value FROM events WHERE lease_token IS NOT NULL")
+                }
+                #expect(leased == 0)
+            }
+        }
+    }
+
     /// During a rotation every secret of the file signs: a consumer holding either verifies.
     @Test func duringARotationEachRequestCarriesOneSignaturePerSecret() async throws {
         try await TestWorld.make().closing { world in

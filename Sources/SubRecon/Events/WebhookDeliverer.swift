@@ -62,13 +62,16 @@ public struct WebhookDeliverer: Sendable {
         let scope = scope
         let finishedCount = FinishedCounter()
         do {
-            try await withThrowingTaskGroup(of: WebhookAttemptResult.self) { group in
+            try await withThrowingTaskGroup(of: WebhookAttemptResult?.self) { group in
                 var inFlight = 0
                 var results: [WebhookAttemptResult] = []
                 while true {
                     let free = stopping ? 0 : options.concurrency - inFlight
-                    let claimed = try await store.settleAndClaimEvents(
-                        results, token: token, scope: scope, nowMs: clock(), limit: free, leaseMs: options.leaseMs)
+                    let settled = results
+                    let claimed = try await recording { () async throws(StoreError) in
+                        try await store.settleAndClaimEvents(
+                            settled, token: token, scope: scope, nowMs: clock(), limit: free, leaseMs: options.leaseMs)
+                    }
                     summary.count(results)
                     results = []
                     for event in claimed {
@@ -83,7 +86,7 @@ public struct WebhookDeliverer: Sendable {
                         // One finished attempt, then every other that has finished meanwhile:
                         // their results are recorded together, with the next claim.
                         guard let first = try await group.next() else { break }
-                        results.append(first)
+                        var taken = [first]
                         let ready = finishedCount.count.withLock { count -> Int in
                             let ready = count - 1
                             count = 0
@@ -91,16 +94,18 @@ public struct WebhookDeliverer: Sendable {
                         }
                         for _ in 0..<max(0, ready) {
                             guard let more = try await group.next() else { break }
-                            results.append(more)
+                            taken.append(more)
                         }
-                        inFlight -= results.count
+                        inFlight -= taken.count
+                        // An attempt cut short by cancellation is no attempt: its lease is given back below.
+                        results = taken.compactMap { $0 }
                         continue
                     }
                     if stopping { break }
                     if !claimed.isEmpty { continue }
                     // Idle: wait for the next due attempt, or end.
                     let now = clock()
-                    let due = try await store.nextEventDueAt(scope: scope)
+                    let due = try await recording { () async throws(StoreError) in try await store.nextEventDueAt(scope: scope) }
                     switch until {
                     case .drained(let deadline):
                         guard let due else { return }
@@ -117,20 +122,33 @@ public struct WebhookDeliverer: Sendable {
         } catch is CancellationError {
             // Cancelled while idle: nothing in flight.
         } catch let error as StoreError {
-            try? await store.releaseEventLeases(token: token)
+            try? await recording { () async throws(StoreError) in try await store.releaseEventLeases(token: token) }
             throw error
         } catch {
-            try? await store.releaseEventLeases(token: token)
+            try? await recording { () async throws(StoreError) in try await store.releaseEventLeases(token: token) }
             throw StoreError.failed(operation: "delivering webhooks", reason: "\(error)")
         }
-        summary.pending = try await store.pendingEventCount(scope: scope)
+        // Events claimed but not attempted (a stop) are free for the next deliverer at once.
+        if stopping { try await recording { () async throws(StoreError) in try await store.releaseEventLeases(token: token) } }
+        summary.pending = try await recording { () async throws(StoreError) in try await store.pendingEventCount(scope: scope) }
         summary.stoppedBy = stopReason()
         return summary
     }
 
+    /// A store call that must happen even when the task is cancelled (`serve` stopping): what was
+    /// attempted is recorded and leases are given back, or the events would be sent again after
+    /// their leases expire. Run from a task of its own, awaited, which cancellation does not reach.
+    private func recording<T: Sendable>(_ body: @escaping @Sendable () async throws(StoreError) -> T) async throws(StoreError) -> T {
+        guard Task.isCancelled else { return try await body() }
+        let outcome = await Task.detached { () -> Result<T, StoreError> in
+            do throws(StoreError) { return .success(try await body()) } catch { return .failure(error) }
+        }.value
+        return try outcome.get()
+    }
+
     /// One attempt: POST the body as written, signed for this attempt's timestamp. Never throws:
-    /// every way it can fail is a failed attempt.
-    func attempt(_ event: DeliverableEvent) async -> WebhookAttemptResult {
+    /// every way it can fail is a failed attempt; nil when cancellation cut it short (no attempt).
+    func attempt(_ event: DeliverableEvent) async -> WebhookAttemptResult? {
         let started = clock()
         let attemptNumber = event.attempts + 1
         guard let target = options.target(for: event.app) else {
@@ -152,6 +170,7 @@ public struct WebhookDeliverer: Sendable {
             status = response.status
             if !(200..<300).contains(response.status) { problem = "answered HTTP \(response.status)" }
         } catch {
+            if Task.isCancelled { return nil }
             problem = error.description
         }
         let ended = clock()
