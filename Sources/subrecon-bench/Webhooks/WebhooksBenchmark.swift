@@ -246,7 +246,8 @@ struct WebhooksBenchmark {
             throw error
         }
         running.cancel()
-        if case .failure(let error) = await running.result {
+        let stopped = await running.result
+        if case .failure(let error) = stopped {
             // Everything was delivered and counted; what stopping said is shown, not fatal.
             result.stopError = "\(error)"
         }
