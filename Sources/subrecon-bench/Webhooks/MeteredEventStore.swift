@@ -6,7 +6,7 @@ import SubReconStore
 /// The deliverer's store with a meter: how many settle-and-claim transactions it ran, how many
 /// results each recorded and events each claimed, and the wall time spent in them. Where the time
 /// of a delivery goes, without touching the deliverer.
-final class MeteredEventStore: EventStore {
+final class MeteredEventStore: ForwardingEventStore {
     struct Totals: Sendable {
         var transactions = 0
         var settled = 0
@@ -19,7 +19,7 @@ final class MeteredEventStore: EventStore {
         var settledEach: Double { transactions > 0 ? Double(settled) / Double(transactions) : 0 }
     }
 
-    private let inner: any EventStore
+    let inner: any EventStore
     private let totals = Mutex(Totals())
 
     init(_ inner: any EventStore) { self.inner = inner }
@@ -65,19 +65,5 @@ final class MeteredEventStore: EventStore {
 
     func releaseEventLeases(token: String) async throws(StoreError) {
         try await other { () throws(StoreError) in try await inner.releaseEventLeases(token: token) }
-    }
-
-    func replayEvents(eventID: String?, sinceMs: Int64, untilMs: Int64, deadOnly: Bool, nowMs: Int64)
-        async throws(StoreError) -> Int
-    {
-        try await inner.replayEvents(eventID: eventID, sinceMs: sinceMs, untilMs: untilMs, deadOnly: deadOnly, nowMs: nowMs)
-    }
-
-    func skipEvents(createdBefore beforeMs: Int64, apps: [String]?) async throws(StoreError) -> Int {
-        try await inner.skipEvents(createdBefore: beforeMs, apps: apps)
-    }
-
-    func removeSettledEvents(createdBefore beforeMs: Int64) async throws(StoreError) -> Int {
-        try await inner.removeSettledEvents(createdBefore: beforeMs)
     }
 }

@@ -34,7 +34,8 @@ enum WebhookBenchDatabase: Sendable {
     case sqlite(path: String)
     case postgres(BenchPostgres, PostgresLocation)
 
-    func open() async throws -> WebhookBenchHandle {
+    /// - Parameter batchedSettle: on PostgreSQL, deliver through `BatchedSettlePrototype`.
+    func open(batchedSettle: Bool = false) async throws -> WebhookBenchHandle {
         switch self {
         case .sqlite(let path):
             let database = try AppDatabase.open(path: path)
@@ -54,7 +55,8 @@ enum WebhookBenchDatabase: Sendable {
                 await opened.close()
                 throw BenchPostgres.Failure(description: "\(location.masked) did not open as a PostgreSQL store")
             }
-            var handle = WebhookBenchHandle(store: store, leaseMs: store.claimTimeoutMs, close: { await store.close() }) { batch in
+            let delivering: any EventStore = batchedSettle ? BatchedSettlePrototype(store: store) : store
+            var handle = WebhookBenchHandle(store: delivering, leaseMs: store.claimTimeoutMs, close: { await store.close() }) { batch in
                 try await store.withTransaction("writing benchmark events") { connection in
                     try await PostgresEventWriter.write(batch, connection)
                 }
