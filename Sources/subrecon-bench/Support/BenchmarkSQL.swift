@@ -32,22 +32,6 @@ enum BenchmarkSQL {
     static let databaseBackends = "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
     /// Every event delivered: a deployment's history before a backlog (`webhooks --history`).
     static let markEventsDelivered = "UPDATE events SET state = 'delivered', attempts = 1, delivered_at = created_at"
-    /// Parameters: the results as a JSON array, the lease token. Every result of a deliverer's call
-    /// recorded at once, the attempt counters with them (`webhooks --batched-settle-prototype`).
-    static let settleEventsAtOnce = """
-        WITH r AS (
-            SELECT * FROM jsonb_to_recordset($1::jsonb) AS r("position" bigint, state text, attempted_at bigint,
-                status bigint, delivered_at bigint, next_at bigint)),
-        settled AS (
-            UPDATE events e SET state = r.state, attempts = e.attempts + 1, last_attempt_at = r.attempted_at,
-                last_status = r.status, delivered_at = r.delivered_at, next_attempt_at = COALESCE(r.next_at, e.next_attempt_at),
-                lease_token = NULL, lease_until = NULL
-            FROM r WHERE e."position" = r."position" AND e.lease_token = $2
-            RETURNING e.state)
-        INSERT INTO webhook_attempt_totals (result, attempts)
-        SELECT CASE WHEN state = 'delivered' THEN 'delivered' ELSE 'failed' END, COUNT(*) FROM settled GROUP BY 1
-        ON CONFLICT (result) DO UPDATE SET attempts = webhook_attempt_totals.attempts + excluded.attempts
-        """
     /// The latest run.
     static let latestRun = "SELECT MAX(id) FROM runs"
     /// One run's items by outcome, and what they tell of the requests it needed (`server-api`).

@@ -34,8 +34,7 @@ enum WebhookBenchDatabase: Sendable {
     case sqlite(path: String)
     case postgres(BenchPostgres, PostgresLocation)
 
-    /// - Parameter batchedSettle: on PostgreSQL, deliver through `BatchedSettlePrototype`.
-    func open(batchedSettle: Bool = false) async throws -> WebhookBenchHandle {
+    func open() async throws -> WebhookBenchHandle {
         switch self {
         case .sqlite(let path):
             let database = try AppDatabase.open(path: path)
@@ -55,7 +54,7 @@ enum WebhookBenchDatabase: Sendable {
                 await opened.close()
                 throw BenchPostgres.Failure(description: "\(location.masked) did not open as a PostgreSQL store")
             }
-            let delivering: any EventStore = batchedSettle ? BatchedSettlePrototype(store: store) : store
+            let delivering: any EventStore = store
             var handle = WebhookBenchHandle(store: delivering, leaseMs: store.claimTimeoutMs, close: { await store.close() }) { batch in
                 try await store.withTransaction("writing benchmark events") { connection in
                     try await PostgresEventWriter.write(batch, connection)

@@ -28,8 +28,6 @@ struct WebhooksBenchmark {
         var keep = false
         /// `VACUUM ANALYZE` a filled PostgreSQL outbox before delivering, as autovacuum soon would.
         var analyze = true
-        /// PostgreSQL: settle each call's results in one statement (a prototype, see `BatchedSettlePrototype`).
-        var batchedSettle = false
         /// Delivered events in the outbox before the throughput run's are written (and analyzed).
         var history = 0
     }
@@ -156,7 +154,7 @@ struct WebhooksBenchmark {
     /// `events` committed, then delivered until none is pending (as `webhooks deliver` does).
     private func fillAndDrain(_ label: String, events: Int, subscriptions: Int, answerMs: Int) async throws -> Drain {
         let database = try await configuration.store.make(label)
-        let handle = try await database.open(batchedSettle: configuration.batchedSettle)
+        let handle = try await database.open()
         let receiver = try LoopbackWebhookReceiver(delayMs: answerMs)
         var result = Drain(events: events, subscriptions: subscriptions)
         do {
@@ -213,7 +211,7 @@ struct WebhooksBenchmark {
         let writer = try await database.open()
         let delivering: WebhookBenchHandle
         do {
-            delivering = try await database.open(batchedSettle: configuration.batchedSettle)
+            delivering = try await database.open()
         } catch {
             await writer.close()
             try? await database.drop()

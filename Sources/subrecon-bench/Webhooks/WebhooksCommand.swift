@@ -74,9 +74,6 @@ struct WebhooksCommand: AsyncParsableCommand {
     @Option(help: "Delivered events already in the outbox (analyzed) before the throughput run's events are written: a backlog after an outage.")
     var history: Int = 0
 
-    @Flag(help: "PostgreSQL: record each deliverer call's results in one statement instead of one per result (a prototype of a fix, to measure it).")
-    var batchedSettlePrototype = false
-
     @Flag(help: "Keep the temporary folder (the SQLite databases) and the PostgreSQL databases.")
     var keep = false
 
@@ -114,7 +111,7 @@ struct WebhooksCommand: AsyncParsableCommand {
                 store: store, concurrency: concurrency, insertBatch: insertBatch, throughputEvents: events,
                 throughputSubscriptions: subscriptions, slowEvents: slowEvents, slowSubscriptions: slowSubscriptions,
                 slowAnswerMs: slowAnswerMs, latencyRate: latencyRate, latencySeconds: latencySeconds,
-                latencySubscriptions: latencySubscriptions, keep: keep, analyze: analyze, batchedSettle: batchedSettlePrototype, history: history))
+                latencySubscriptions: latencySubscriptions, keep: keep, analyze: analyze, history: history))
             if events > 0 {
                 print("webhooks on \(store.name), throughput: receiver answering at once, concurrency \(concurrency)")
                 let result = try await benchmark.throughput()
