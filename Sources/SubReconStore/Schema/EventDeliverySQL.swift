@@ -77,6 +77,9 @@ package enum EventDeliverySQL {
     package static let orderedClaimPlan =
         "SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)"
 
+    /// PostgreSQL: fresh planner statistics for the outbox (see `refreshEventStatistics`).
+    package static let analyzeEvents = "ANALYZE events"
+
     /// Parameters: result, attempts.
     package static let countAttempts = """
         INSERT INTO webhook_attempt_totals (result, attempts) VALUES (?, ?)
