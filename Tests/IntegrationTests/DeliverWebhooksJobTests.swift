@@ -10,7 +10,7 @@ import Glibc
 /// (settings file, arguments, log line, exit codes as cron sees them, one run at a time) is tested
 /// against a stand-in for the binary that answers as `subrecon webhooks deliver` is specified to
 /// (0 nothing pending, 1 still pending, 2 configuration), so it holds whatever the deliverer does.
-@Suite struct DeliverWebhooksJobTests {
+@Suite(.serialized) struct DeliverWebhooksJobTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let script = root.appendingPathComponent("jobs/deliver-webhooks.sh").path

@@ -9,7 +9,7 @@ import Testing
 /// The built binary end to end: after `subrecon run` against the simulator, `status` shows the
 /// events section and the `--metrics-file` carries the four event metrics; the receiver's
 /// `/metrics` reads them at each scrape. Both stores.
-@Suite struct EventBacklogBinaryTests {
+@Suite(.serialized) struct EventBacklogBinaryTests {
     static let secretText = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"
 
     @Test(arguments: StoreKind.allCases) func statusShowsTheEventsAndTheMetricsFileTheirFigures(store: StoreKind) async throws {

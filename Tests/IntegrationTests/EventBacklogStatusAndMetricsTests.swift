@@ -12,7 +12,7 @@ import Testing
 /// `subrecon_events_pending`, `subrecon_events_dead`, `subrecon_event_oldest_pending_seconds` and
 /// `subrecon_webhook_attempts_total{result}`. Events come from a real run against the simulator,
 /// settled through the store as the deliverer settles them.
-@Suite struct EventBacklogStatusAndMetricsTests {
+@Suite(.serialized) struct EventBacklogStatusAndMetricsTests {
     /// The run's `subscription.new` events, one per subscription: the first delivered, the second
     /// failed once (its retry still pending), the third dead after a timeout (no HTTP answer).
     /// Returns how many events the run wrote and when they were created.

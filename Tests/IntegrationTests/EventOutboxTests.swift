@@ -8,7 +8,7 @@ import SubReconTestSupport
 
 /// Events (the outbox): written in the transaction of the change they report, on both stores,
 /// numbered per subscription without gap, with the contract's body.
-@Suite struct EventOutboxTests {
+@Suite(.serialized) struct EventOutboxTests {
     /// The events as stored, by position: (position, type, user, otid, seq, source, body as JSON).
     struct StoredEvent {
         var position: Int64

@@ -13,7 +13,7 @@ import SubReconTestSupport
 /// Delivery over real HTTP to a loopback receiver: signed (checked by our signer and by the
 /// Standard Webhooks project's own library), in order per subscription, retried, dead after the
 /// schedule, never two of one subscription at once; on both stores, and by several deliverers.
-@Suite struct WebhookDeliveryTests {
+@Suite(.serialized) struct WebhookDeliveryTests {
     static let secret = "whsec_" + Data((0..<32).map { UInt8($0 * 7 % 256) }).base64EncodedString()
 
     static func options(
@@ -145,13 +145,13 @@ import SubReconTestSupport
                 let running = Task { try await deliverer.run(until: .cancelled) }
                 let first = Self.draft(user: "u-live", otid: "1000")
                 try await Self.write([first], to: world.store)
-                _ = try await receiver.waitForRequests(count: 1, timeout: .seconds(10))
+                _ = try await receiver.waitForRequests(count: 1, timeout: .seconds(60))
                 #expect(receiver.requests.first?.header("webhook-id") == first.id)
                 // One more, held by a slow receiver while the deliverer is cancelled.
                 var slow = Self.draft(user: "u-slow", otid: "1001")
                 slow.id = "0" + String(slow.id.dropFirst())
                 try await Self.write([slow], to: world.store)
-                _ = try await receiver.waitForRequests(count: 2, timeout: .seconds(10))
+                _ = try await receiver.waitForRequests(count: 2, timeout: .seconds(60))
                 running.cancel()
                 let summary = try await running.value
                 let rows = try await Self.rows(world.store)

@@ -11,7 +11,7 @@ import Glibc
 /// The loopback receiver the webhook tests deliver to, exercised with the project's own HTTP client
 /// (`CurlTransport`, what the deliverer POSTs with): each behaviour reaches the client as the real
 /// failure it imitates, and what the client sent is recorded byte for byte.
-@Suite struct WebhookReceiverTests {
+@Suite(.serialized) struct WebhookReceiverTests {
     typealias Receiver = WebhookReceiver
 
     /// Headers shaped like a Standard Webhooks delivery, with a name in odd case to show names are kept.

@@ -6,7 +6,7 @@ import Testing
 /// Webhook configuration through the built binary: `webhooks secret` makes valid secrets, and
 /// every bad webhook setting is exit 2 before anything else (the database is not even opened),
 /// naming the setting and never showing a secret.
-@Suite struct WebhookSettingsBinaryTests {
+@Suite(.serialized) struct WebhookSettingsBinaryTests {
     /// A distinctive piece of every secret text below: it must never be printed.
     static let marker = "MfKQ9r8G"
     static let goodSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

@@ -9,7 +9,7 @@ import SubReconTestSupport
 /// `subrecon webhooks deliver | replay | skip` through the built binary, against a real receiver
 /// on loopback: exit codes, the signed bytes, replay with the same id and body, skip, and kill -9
 /// of a deliverer mid-delivery followed by a second one that delivers everything.
-@Suite struct WebhooksBinaryTests {
+@Suite(.serialized) struct WebhooksBinaryTests {
     /// A world with a run's events stored, its store closed for the binary; the environment that
     /// delivers to `url` with a fresh secret file.
     static func prepared(_ world: TestWorld, url: String, extra: [String: String] = [:]) async throws
